@@ -1,0 +1,287 @@
+#include "analysis/calibrate.hpp"
+
+#include <cmath>
+#include <regex>
+
+#include <Eigen/Dense>
+
+#include "analysis/csv.hpp"
+#include "analysis/input_error.hpp"
+#include "models/compute/step.hpp"
+#include "models/workloads/zoo.hpp"
+
+namespace rentsim::analysis {
+
+namespace {
+
+using compute::Precision;
+
+// Parameter vector, in a transformed space where any real value is valid:
+// efficiencies through a logistic, positive quantities through exp.
+enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, n_params };
+
+// Weak priors, the starting point and the value of any parameter no row constrains:
+// large GEMMs reach about 80% of peak, convolutions a little less than a GEMM of the same
+// shape, streaming kernels 80% of HBM bandwidth, a few microseconds per kernel launch,
+// a millisecond per step of host work. Their spread (one unit in the transformed space)
+// is wide enough that a handful of rows overrides them.
+constexpr double prior_eff = 0.8, prior_conv = 0.8, prior_mem = 0.8, prior_kfill = 128.0, prior_kernel_s = 5e-6,
+                 prior_step_s = 1e-3;
+constexpr double prior_weight = 0.1;
+
+double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double logit(double p) { return std::log(p / (1.0 - p)); }
+
+compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string& gpu) {
+    compute::Calibration c;
+    c.gpu = gpu;
+    const auto& spec = compute::find_gpu(gpu);
+    auto eff = [&](Precision p, int i) {
+        return spec.peak_tflops[static_cast<std::size_t>(p)] > 0 ? logistic(x[i]) : 0.0;
+    };
+    c.matmul_eff[0] = eff(Precision::fp32, p_fp32);
+    c.matmul_eff[1] = eff(Precision::tf32, p_tf32);
+    c.matmul_eff[2] = eff(Precision::fp16, p_half);
+    c.matmul_eff[3] = eff(Precision::bf16, p_half);
+    c.matmul_eff[4] = eff(Precision::fp8, p_fp8);
+    c.conv_eff = std::exp(x[p_conv]);
+    c.k_fill = std::exp(x[p_kfill]);
+    c.mem_eff = logistic(x[p_mem]);
+    c.kernel_overhead_s = std::exp(x[p_kernel]);
+    c.step_overhead_s = std::exp(x[p_step]);
+    return c;
+}
+
+Eigen::VectorXd prior_vector() {
+    Eigen::VectorXd x(n_params);
+    x[p_fp32] = x[p_tf32] = x[p_half] = x[p_fp8] = logit(prior_eff);
+    x[p_conv] = std::log(prior_conv);
+    x[p_kfill] = std::log(prior_kfill);
+    x[p_mem] = logit(prior_mem);
+    x[p_kernel] = std::log(prior_kernel_s);
+    x[p_step] = std::log(prior_step_s);
+    return x;
+}
+
+// Per-row predicted time, for the row's own GPU part with the shared efficiencies.
+double predict(const CalibrationRow& row, compute::Calibration c) {
+    const auto& spec = compute::find_gpu(row.gpu);
+    // A part without TF32 units (V100) runs TF32 requests as FP32.
+    if (spec.peak_tflops[1] == spec.peak_tflops[0]) c.matmul_eff[1] = c.matmul_eff[0];
+    c.gpu = row.gpu;
+    const compute::GpuModel gpu(spec, c);
+    if (row.kind == "gemm") return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
+    if (row.kind == "copy" || row.kind == "elementwise") return gpu.stream_time(units::Bytes{row.bytes}).value;
+    if (row.kind == "launch") return c.kernel_overhead_s;
+    // step: seconds per sample, the optimizer amortised over the accumulated micro-batches.
+    work::Workload w;
+    if (row.model == "resnet50") w = work::resnet50();
+    else if (row.model == "bert-large" || row.model == "bert-base") {
+        const std::string_view size = row.model == "bert-base" ? "base" : "large";
+        w = row.squad ? work::bert_squad(size, row.seq_len) : work::bert(size, row.seq_len);
+    } else {
+        w = work::gpt(work::GptShape{row.layers, row.hidden, row.heads, row.seq_len, row.vocab, 0, 0, false}, "gpt");
+    }
+    compute::StepConfig cfg;
+    cfg.micro_batch = row.micro_batch;
+    cfg.precision = row.precision;
+    const auto step = compute::plan_step(w, gpu, cfg);
+    const double per_step = row.accumulation * (step.fwd + step.bwd).value + step.optimizer.value + c.step_overhead_s;
+    return per_step / (row.accumulation * row.micro_batch);
+}
+
+bool parse_gemm_shape(const std::string& notes, double& m, double& n, double& k) {
+    static const std::regex mnk(R"(MxNxK=(\d+)x(\d+)x(\d+))");
+    static const std::regex square(R"(m=n=k=(\d+))");
+    std::smatch s;
+    if (std::regex_search(notes, s, mnk)) {
+        m = std::stod(s[1]);
+        n = std::stod(s[2]);
+        k = std::stod(s[3]);
+        return true;
+    }
+    if (std::regex_search(notes, s, square)) {
+        m = n = k = std::stod(s[1]);
+        return true;
+    }
+    return false;
+}
+
+void read_published(const CsvTable& t, const std::string& family, std::vector<CalibrationRow>& rows,
+                    std::vector<std::string>& skipped) {
+    for (const auto& r : t.rows) {
+        if (r.at("role") != "calibrate") continue;
+        const std::string& gpu = r.at("gpu");
+        if (gpu.empty() || gpu_family(gpu) != family) continue;
+        const std::string id = r.at("id");
+        const std::string& cat = r.at("category");
+        const auto prec = compute::parse_precision(r.at("precision"));
+        CalibrationRow row;
+        row.id = id;
+        row.gpu = gpu;
+        if (cat == "gemm_efficiency") {
+            if (!prec) { skipped.push_back(id + ": no precision"); continue; }
+            if (!parse_gemm_shape(r.at("notes"), row.m, row.n, row.k)) { skipped.push_back(id + ": GEMM shape not stated"); continue; }
+            row.kind = "gemm";
+            row.precision = *prec;
+            row.measured_s = 2.0 * row.m * row.n * row.k / (*r.number("value") * 1e12);
+        } else if (cat == "dle_throughput") {
+            const std::string& model = r.at("model");
+            if (model != "resnet50" && model != "bert-large") { skipped.push_back(id + ": model '" + model + "' is not in the zoo"); continue; }
+            if (*r.number("gpus") != 1) { skipped.push_back(id + ": multi-GPU row (needs the network model)"); continue; }
+            if (!prec) { skipped.push_back(id + ": no precision"); continue; }
+            row.kind = "step";
+            row.model = model;
+            row.precision = *prec;
+            row.micro_batch = static_cast<int>(*r.number("batch_per_gpu"));
+            row.seq_len = static_cast<int>(r.number("seq_len").value_or(0));
+            row.squad = row.seq_len == 384;
+            if (auto g = r.number("global_batch")) row.accumulation = std::max(1, static_cast<int>(std::lround(*g / row.micro_batch)));
+            row.measured_s = 1.0 / *r.number("value");
+        } else {
+            continue;  // spec sheets, collectives and decode rates calibrate other models
+        }
+        rows.push_back(row);
+    }
+}
+
+void read_script(const CsvTable& t, const std::string& family, std::vector<CalibrationRow>& rows,
+                 std::vector<std::string>& skipped) {
+    for (const auto& r : t.rows) {
+        const std::string& gpu = r.at("gpu");
+        if (gpu_family(gpu) != family) continue;
+        const std::string id = t.file + ":" + std::to_string(r.line);
+        CalibrationRow row;
+        row.id = id;
+        row.gpu = gpu;
+        row.kind = r.at("kind");
+        if (auto p = compute::parse_precision(r.at("precision"))) row.precision = *p;
+        if (row.kind == "gemm") {
+            row.m = *r.number("m");
+            row.n = *r.number("n");
+            row.k = *r.number("k");
+            row.batch = r.number("batch").value_or(1);
+            row.measured_s = *r.number("time_s");
+        } else if (row.kind == "copy" || row.kind == "elementwise") {
+            row.bytes = *r.number("bytes");
+            row.measured_s = *r.number("time_s");
+        } else if (row.kind == "launch") {
+            if (r.at("name") != "launch_event") continue;  // host wall time is not GPU time
+            row.measured_s = *r.number("time_s");
+        } else if (row.kind == "step") {
+            const std::string& name = r.at("name");
+            row.micro_batch = static_cast<int>(*r.number("batch"));
+            row.seq_len = static_cast<int>(r.number("seq_len").value_or(0));
+            if (name == "resnet50") row.model = "resnet50";
+            else if (name == "bert-large") row.model = "bert-large";
+            else if (name == "gpt-1.3b") {
+                row.model = "gpt";
+                row.layers = 24; row.hidden = 2048; row.heads = 16; row.vocab = 50257;
+            } else { skipped.push_back(id + ": step '" + name + "' is not in the zoo"); continue; }
+            row.measured_s = 1.0 / *r.number("samples_per_s");
+        } else {
+            skipped.push_back(id + ": kind '" + row.kind + "' is a check, not fitted");
+            continue;
+        }
+        rows.push_back(row);
+    }
+}
+
+}  // namespace
+
+std::string gpu_family(const std::string& gpu) {
+    if (gpu.starts_with("v100")) return "v100";
+    if (gpu.starts_with("a100")) return "a100";
+    if (gpu.starts_with("h100") || gpu.starts_with("h200")) return "h100";
+    return gpu;
+}
+
+std::vector<CalibrationRow> read_calibration_rows(const std::vector<std::string>& files, const std::string& gpu,
+                                                  std::vector<std::string>& skipped) {
+    std::vector<CalibrationRow> rows;
+    const std::string family = gpu_family(gpu);
+    for (const auto& f : files) {
+        const CsvTable t = read_csv(f);
+        if (t.has_column("role") && t.has_column("category")) read_published(t, family, rows, skipped);
+        else if (t.has_column("kind") && t.has_column("time_s")) read_script(t, family, rows, skipped);
+        else throw InputError(f, "line 1", "expected the columns of data/measured.csv (id, role, category, ...) "
+                                           "or of the measurement script (gpu, kind, ..., time_s)");
+    }
+    return rows;
+}
+
+double predict_row(const CalibrationRow& row, const compute::Calibration& c) { return predict(row, c); }
+
+FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>& files, const std::string& date) {
+    (void)compute::find_gpu(gpu);
+    FitReport rep;
+    rep.rows = read_calibration_rows(files, gpu, rep.skipped);
+    if (rep.rows.empty())
+        throw InputError(files.empty() ? std::string() : files.front(), "",
+                         "no calibrate rows for the " + gpu_family(gpu) + " family of GPU '" + gpu + "'");
+
+    const Eigen::VectorXd prior = prior_vector();
+    const auto n_rows = static_cast<Eigen::Index>(rep.rows.size());
+    const auto residuals = [&](const Eigen::VectorXd& x) {
+        Eigen::VectorXd r(n_rows + n_params);
+        const auto c = to_calibration(x, gpu);
+        for (Eigen::Index i = 0; i < n_rows; ++i) {
+            const auto& row = rep.rows[static_cast<std::size_t>(i)];
+            r[i] = std::log(predict(row, c) / row.measured_s);
+        }
+        for (int j = 0; j < n_params; ++j) r[n_rows + j] = prior_weight * (x[j] - prior[j]);
+        return r;
+    };
+
+    Eigen::VectorXd x = prior;
+    Eigen::VectorXd r = residuals(x);
+    double cost = r.squaredNorm();
+    double lambda = 1e-2;
+    for (rep.iterations = 0; rep.iterations < 200; ++rep.iterations) {
+        Eigen::MatrixXd jac(r.size(), n_params);
+        for (int j = 0; j < n_params; ++j) {
+            Eigen::VectorXd xh = x;
+            const double h = 1e-6 * std::max(1.0, std::abs(x[j]));
+            xh[j] += h;
+            jac.col(j) = (residuals(xh) - r) / h;
+        }
+        const Eigen::MatrixXd jtj = jac.transpose() * jac;
+        const Eigen::VectorXd g = jac.transpose() * r;
+        bool improved = false;
+        for (int tries = 0; tries < 20 && !improved; ++tries) {
+            Eigen::MatrixXd a = jtj;
+            a.diagonal().array() += lambda * (jtj.diagonal().array() + 1e-12);
+            const Eigen::VectorXd step = a.ldlt().solve(-g);
+            const Eigen::VectorXd xn = x + step;
+            const Eigen::VectorXd rn = residuals(xn);
+            const double cn = rn.squaredNorm();
+            if (std::isfinite(cn) && cn < cost) {
+                const double gain = cost - cn;
+                x = xn;
+                r = rn;
+                cost = cn;
+                lambda = std::max(lambda / 3.0, 1e-9);
+                improved = true;
+                if (gain < 1e-12 * std::max(1.0, cost)) rep.iterations = 1000;  // converged
+            } else {
+                lambda *= 4.0;
+            }
+        }
+        if (!improved) break;
+    }
+    rep.calibration = to_calibration(x, gpu);
+    rep.calibration.date = date;
+    std::string from;
+    for (const auto& f : files) from += (from.empty() ? "" : ", ") + f;
+    rep.calibration.fitted_from = from + " (" + std::to_string(rep.rows.size()) + " rows of the " + gpu_family(gpu) + " family)";
+    double ss = 0;
+    for (const auto& row : rep.rows) {
+        const double p = predict(row, rep.calibration);
+        rep.predicted_s.push_back(p);
+        ss += std::pow(std::log(p / row.measured_s), 2);
+    }
+    rep.rms_log_error = std::sqrt(ss / static_cast<double>(rep.rows.size()));
+    return rep;
+}
+
+}  // namespace rentsim::analysis

@@ -1,0 +1,84 @@
+#include "analysis/calibration_io.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "analysis/json_reader.hpp"
+#include "analysis/shipped_calibrations.hpp"
+
+namespace rentsim::analysis {
+
+namespace {
+constexpr std::string_view precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+}
+
+compute::Calibration parse_calibration(const std::string& text, const std::string& file) {
+    const Json j = parse_json_text(text, file);
+    JsonSource src{file, {}};
+    Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "k_fill", "mem_eff", "kernel_overhead_us",
+                                 "step_overhead_us", "fitted_from", "date", "fit"});
+    if (o.at("schema").as_int() != 1) o.at("schema").fail("unsupported schema; this rentsim reads schema 1");
+    compute::Calibration c;
+    c.gpu = o.at("gpu").as_string();
+    Object eff(o.at("matmul_eff"), {"fp32", "tf32", "fp16", "bf16", "fp8"});
+    for (std::size_t i = 0; i < compute::precision_count; ++i) {
+        if (auto v = eff.get(precision_names[i])) c.matmul_eff[i] = v->json().is_null() ? 0.0 : v->as_fraction();
+    }
+    c.conv_eff = o.at("conv_eff").as_positive_number();
+    c.k_fill = o.at("k_fill").as_nonnegative_number();
+    c.mem_eff = o.at("mem_eff").as_fraction();
+    if (c.mem_eff <= 0) o.at("mem_eff").fail("expected a positive fraction");
+    c.kernel_overhead_s = o.at("kernel_overhead_us").as_nonnegative_number() * 1e-6;
+    c.step_overhead_s = o.at("step_overhead_us").as_nonnegative_number() * 1e-6;
+    c.fitted_from = o.at("fitted_from").as_string();
+    c.date = o.at("date").as_string();
+    if (auto f = o.get("fit")) (void)f->is_object();  // fit statistics: informative only
+    return c;
+}
+
+compute::Calibration load_calibration(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot open calibration file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_calibration(ss.str(), path);
+}
+
+std::string calibration_to_json(const compute::Calibration& c, const std::string& extra) {
+    Json j;
+    j["schema"] = 1;
+    j["gpu"] = c.gpu;
+    Json eff = Json::object();
+    for (std::size_t i = 0; i < compute::precision_count; ++i) {
+        if (c.matmul_eff[i] > 0) eff[std::string(precision_names[i])] = c.matmul_eff[i];
+        else eff[std::string(precision_names[i])] = nullptr;
+    }
+    j["matmul_eff"] = eff;
+    j["conv_eff"] = c.conv_eff;
+    j["k_fill"] = c.k_fill;
+    j["mem_eff"] = c.mem_eff;
+    j["kernel_overhead_us"] = c.kernel_overhead_s * 1e6;
+    j["step_overhead_us"] = c.step_overhead_s * 1e6;
+    j["fitted_from"] = c.fitted_from;
+    j["date"] = c.date;
+    if (!extra.empty()) j["fit"] = Json::parse(extra);
+    return j.dump(2) + "\n";
+}
+
+compute::Calibration shipped_calibration(std::string_view gpu) {
+    for (const auto& f : shipped_calibration_files())
+        if (f.gpu == gpu) return parse_calibration(std::string(f.text), "models/compute/calibration/" + std::string(f.gpu) + ".json");
+    std::string valid;
+    for (const auto& f : shipped_calibration_files()) valid += (valid.empty() ? "" : ", ") + std::string(f.gpu);
+    throw InputError("", "", "no calibration ships for GPU '" + std::string(gpu) +
+                                 "'; run `rentsim calibrate --gpu " + std::string(gpu) +
+                                 " MEASUREMENTS.csv` and name the file in cluster.calibration; calibrated: " + valid);
+}
+
+std::vector<std::string_view> shipped_calibration_gpus() {
+    std::vector<std::string_view> out;
+    for (const auto& f : shipped_calibration_files()) out.push_back(f.gpu);
+    return out;
+}
+
+}  // namespace rentsim::analysis

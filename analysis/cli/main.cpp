@@ -1,0 +1,147 @@
+// rentsim: the command-line program. It parses arguments, calls the analysis library and
+// turns errors into exit statuses: 0 success, 1 an expectation failed, 2 bad input.
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/atomic_file.hpp"
+#include "analysis/calibrate.hpp"
+#include "analysis/calibration_io.hpp"
+#include "analysis/input_error.hpp"
+#include "analysis/report.hpp"
+#include "analysis/scenario.hpp"
+#include "analysis/sweep.hpp"
+#include "models/compute/gpu.hpp"
+#include "models/workloads/zoo.hpp"
+
+namespace {
+
+using namespace rentsim;
+
+struct RunOptions {
+    std::string file, out, csv;
+    int jobs = 0;
+};
+
+int run_command(const RunOptions& o) {
+    const auto set = analysis::load_scenarios(o.file);
+    const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const auto results = analysis::run_all(set, jobs);
+    std::cout << analysis::format_results_text(results);
+    if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::results_to_json(results));
+    if (!o.csv.empty()) analysis::write_file_atomically(o.csv, analysis::results_to_csv(results));
+    return 0;
+}
+
+struct CalibrateOptions {
+    std::string gpu, out, date;
+    std::vector<std::string> files;
+};
+
+std::string today() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+    return buf;
+}
+
+int calibrate_command(const CalibrateOptions& o) {
+    const auto rep = analysis::fit_calibration(o.gpu, o.files, o.date.empty() ? today() : o.date);
+    fmt::print("calibration of {} from {} rows ({} skipped), rms log error {:.3f} after {} iterations\n", o.gpu,
+               rep.rows.size(), rep.skipped.size(), rep.rms_log_error, rep.iterations);
+    const auto& c = rep.calibration;
+    fmt::print("  matmul efficiency: fp32 {:.3f}  tf32 {:.3f}  fp16/bf16 {:.3f}  fp8 {:.3f}\n", c.matmul_eff[0],
+               c.matmul_eff[1], c.matmul_eff[2], c.matmul_eff[4]);
+    fmt::print("  conv efficiency {:.3f}, k fill {:.0f}, memory efficiency {:.3f}, kernel overhead {:.2f} us, "
+               "step overhead {:.2f} ms\n", c.conv_eff, c.k_fill, c.mem_eff, c.kernel_overhead_s * 1e6,
+               c.step_overhead_s * 1e3);
+    fmt::print("  {:<28} {:>6} {:>12} {:>12} {:>8}\n", "row", "kind", "measured", "predicted", "error");
+    std::string rows_json = "[";
+    for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+        const auto& r = rep.rows[i];
+        const double err = rep.predicted_s[i] / r.measured_s - 1.0;
+        fmt::print("  {:<28} {:>6} {:>12.4g} {:>12.4g} {:>7.1f}%\n", r.id, r.kind, r.measured_s, rep.predicted_s[i],
+                   err * 100);
+        rows_json += fmt::format("{}{{\"id\": \"{}\", \"measured_s\": {}, \"predicted_s\": {}}}", i ? ", " : "", r.id,
+                                 r.measured_s, rep.predicted_s[i]);
+    }
+    rows_json += "]";
+    for (const auto& s : rep.skipped) fmt::print("  skipped {}\n", s);
+    const std::string extra = fmt::format("{{\"rms_log_error\": {}, \"rows\": {}}}", rep.rms_log_error, rows_json);
+    const std::string json = analysis::calibration_to_json(c, extra);
+    if (o.out.empty()) std::cout << json;
+    else analysis::write_file_atomically(o.out, json);
+    return 0;
+}
+
+int help_command(const std::string& topic) {
+    if (topic == "gpus") {
+        for (const auto& g : compute::gpu_catalog()) fmt::print("{:<16} {}\n", g.name, g.description);
+    } else if (topic == "models") {
+        for (const auto& m : work::model_names()) fmt::print("{:<12} {}\n", m.name, m.description);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"rentsim: time-to-train and cost of training on rented GPU clusters"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("rentsim 0.1.0"));
+
+    RunOptions run;
+    auto* run_cmd = app.add_subcommand("run", "simulate a scenario (every point of its sweep block)");
+    run_cmd->add_option("file", run.file, "scenario JSON file")->required();
+    run_cmd->add_option("--out", run.out, "write results as JSON");
+    run_cmd->add_option("--csv", run.csv, "write results as CSV");
+    run_cmd->add_option("-j,--jobs", run.jobs, "threads for sweep points (default: all cores)");
+
+    RunOptions sweep;
+    auto* sweep_cmd = app.add_subcommand("sweep", "run every point of a scenario's sweep block as one table");
+    sweep_cmd->add_option("file", sweep.file, "scenario JSON file")->required();
+    sweep_cmd->add_option("--out", sweep.out, "write results as JSON");
+    sweep_cmd->add_option("--csv", sweep.csv, "write results as CSV");
+    sweep_cmd->add_option("-j,--jobs", sweep.jobs, "threads (default: all cores)");
+
+    CalibrateOptions cal;
+    auto* cal_cmd = app.add_subcommand("calibrate", "fit the GPU compute model's efficiency parameters to measurements");
+    cal_cmd->add_option("--gpu", cal.gpu, "catalog GPU name")->required();
+    cal_cmd->add_option("files", cal.files, "measurement CSV files (data/measured.csv layout or the measurement script's)")
+        ->required();
+    cal_cmd->add_option("--out", cal.out, "write the calibration JSON here (default: standard output)");
+    cal_cmd->add_option("--date", cal.date, "date recorded in the calibration (default: today, UTC)");
+
+    std::string topic;
+    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models");
+    help_cmd->add_option("what", topic, "gpus or models")->required()->check(CLI::IsMember({"gpus", "models"}));
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    try {
+        if (*run_cmd) return run_command(run);
+        if (*sweep_cmd) return run_command(sweep);
+        if (*help_cmd) return help_command(topic);
+        if (*cal_cmd) return calibrate_command(cal);
+    } catch (const analysis::InputError& e) {
+        std::cerr << "rentsim: " << e.what() << "\n";
+        return 2;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "rentsim: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "rentsim: internal error: " << e.what() << "\n";
+        return 3;
+    }
+    return 0;
+}

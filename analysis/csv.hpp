@@ -1,0 +1,30 @@
+// A small RFC 4180 CSV reader: quoted fields, doubled quotes, CRLF. Lines starting with '#'
+// before the header are comments. Errors name the file and line.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rentsim::analysis {
+
+struct CsvRow {
+    int line = 0;  // 1-based line of the row in its file
+    std::map<std::string, std::string, std::less<>> cells;
+    const std::string& at(const std::string& col) const;  // empty string when the column is absent
+    std::optional<double> number(const std::string& col) const;  // nullopt when empty; throws on junk
+    std::string file;
+};
+
+struct CsvTable {
+    std::string file;
+    std::vector<std::string> header;
+    std::vector<CsvRow> rows;
+    bool has_column(const std::string& c) const;
+};
+
+CsvTable read_csv(const std::string& path);
+CsvTable parse_csv(const std::string& text, const std::string& file);
+
+}  // namespace rentsim::analysis

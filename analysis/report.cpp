@@ -1,0 +1,174 @@
+#include "analysis/report.hpp"
+
+#include <fmt/format.h>
+
+#include "analysis/json_reader.hpp"
+
+namespace rentsim::analysis {
+
+std::string human_duration(double s) {
+    if (s >= 2 * 86400.0) return fmt::format("{:.2f} d", s / 86400.0);
+    if (s >= 2 * 3600.0) return fmt::format("{:.2f} h", s / 3600.0);
+    if (s >= 120.0) return fmt::format("{:.1f} min", s / 60.0);
+    if (s >= 1.0) return fmt::format("{:.1f} s", s);
+    return fmt::format("{:.1f} ms", s * 1e3);
+}
+
+namespace {
+
+std::string usd(double x) {
+    if (x >= 1e6) return fmt::format("${:.2f}M", x / 1e6);
+    if (x >= 1e4) return fmt::format("${:.0f}", x);
+    return fmt::format("${:.2f}", x);
+}
+
+std::string pct(double part, double whole) { return whole > 0 ? fmt::format("{:.0f}%", 100.0 * part / whole) : "-"; }
+
+std::string single(const Result& r) {
+    std::string o;
+    o += fmt::format("{}: {} on {} x {} ({}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
+                     r.samples, r.iterations, r.global_batch);
+    if (!r.fits) {
+        o += fmt::format("  does not fit: needs {:.1f} GiB per GPU, {:.1f} GiB available\n", r.memory_per_gpu_gib,
+                         r.memory_available_gib);
+        return o;
+    }
+    o += fmt::format("  time to train   {} ({:.0f} s)\n", human_duration(r.time_to_train_s), r.time_to_train_s);
+    o += fmt::format("  cost            {} (billed {:.0f} s per GPU)\n", usd(r.cost_usd), r.billed_s);
+    o += fmt::format("  throughput      {:.1f} samples/s", r.throughput_samples_per_s);
+    if (r.throughput_tokens_per_s > 0) o += fmt::format(", {:.0f} tokens/s", r.throughput_tokens_per_s);
+    o += fmt::format("\n  step            {:.2f} ms: compute {:.2f} ms ({}), exposed comm {:.2f} ms ({}), input stall {:.2f} ms ({})\n",
+                     r.iteration_s * 1e3, r.breakdown.compute_s * 1e3, pct(r.breakdown.compute_s, r.iteration_s),
+                     r.breakdown.exposed_comm_s * 1e3, pct(r.breakdown.exposed_comm_s, r.iteration_s),
+                     r.breakdown.input_stall_s * 1e3, pct(r.breakdown.input_stall_s, r.iteration_s));
+    o += fmt::format("  per GPU         {:.1f} TFLOP/s, MFU {:.1f}%, memory {:.1f} of {:.0f} GiB\n", r.tflops_per_gpu,
+                     r.mfu * 100, r.memory_per_gpu_gib, r.memory_available_gib);
+    return o;
+}
+
+}  // namespace
+
+std::string format_results_text(const std::vector<Result>& results) {
+    if (results.size() == 1 && results[0].point.empty()) return single(results[0]);
+    std::string o = results.empty() ? std::string() : results[0].name + "\n";
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"point", "gpus", "time to train", "cost", "samples/s", "step ms", "compute", "exp. comm",
+                    "input stall", "MFU", "mem GiB"});
+    for (const auto& r : results) {
+        if (!r.fits) {
+            rows.push_back({r.point, std::to_string(r.gpus), "does not fit", "-", "-", "-", "-", "-", "-", "-",
+                            fmt::format("{:.1f}/{:.0f}", r.memory_per_gpu_gib, r.memory_available_gib)});
+            continue;
+        }
+        rows.push_back({r.point, std::to_string(r.gpus), human_duration(r.time_to_train_s), usd(r.cost_usd),
+                        fmt::format("{:.1f}", r.throughput_samples_per_s), fmt::format("{:.1f}", r.iteration_s * 1e3),
+                        pct(r.breakdown.compute_s, r.iteration_s), pct(r.breakdown.exposed_comm_s, r.iteration_s),
+                        pct(r.breakdown.input_stall_s, r.iteration_s), fmt::format("{:.1f}%", r.mfu * 100),
+                        fmt::format("{:.1f}", r.memory_per_gpu_gib)});
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::string line;
+        for (std::size_t c = 0; c < rows[i].size(); ++c) {
+            if (c) line += "  ";
+            // First column left-aligned, numbers right-aligned.
+            line += c == 0 ? fmt::format("{:<{}}", rows[i][c], width[c]) : fmt::format("{:>{}}", rows[i][c], width[c]);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        o += line + "\n";
+        if (i == 0) o += std::string(line.size(), '-') + "\n";
+    }
+    return o;
+}
+
+namespace {
+
+Json result_json(const Result& r) {
+    Json j;
+    j["name"] = r.name;
+    if (!r.point.empty()) j["point"] = r.point;
+    j["model"] = r.model;
+    j["gpu"] = r.gpu;
+    j["gpus"] = r.gpus;
+    j["precision"] = r.precision;
+    j["global_batch"] = r.global_batch;
+    j["micro_batch"] = r.micro_batch;
+    j["micro_steps"] = r.micro_steps;
+    j["samples"] = r.samples;
+    j["iterations"] = r.iterations;
+    j["fits"] = r.fits;
+    j["memory_per_gpu_gib"] = r.memory_per_gpu_gib;
+    j["memory_available_gib"] = r.memory_available_gib;
+    if (r.fits) {
+        j["time_to_train_s"] = r.time_to_train_s;
+        j["cost_usd"] = r.cost_usd;
+        j["billed_s"] = r.billed_s;
+        j["throughput_samples_per_s"] = r.throughput_samples_per_s;
+        j["throughput_tokens_per_s"] = r.throughput_tokens_per_s;
+        j["iteration_s"] = r.iteration_s;
+        j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
+                          {"exposed_comm_s", r.breakdown.exposed_comm_s},
+                          {"input_stall_s", r.breakdown.input_stall_s}};
+        j["tflops_per_gpu"] = r.tflops_per_gpu;
+        j["mfu"] = r.mfu;
+        j["allreduce_busbw_gbps"] = r.allreduce_busbw_gbps;
+    } else {
+        for (const char* k : {"time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
+                              "throughput_tokens_per_s", "iteration_s", "breakdown", "tflops_per_gpu", "mfu",
+                              "allreduce_busbw_gbps"})
+            j[k] = nullptr;
+    }
+    j["simulated_iterations"] = r.simulated_iterations;
+    j["events"] = r.events;
+    j["fingerprint"] = fmt::format("{:016x}", r.fingerprint);
+    return j;
+}
+
+}  // namespace
+
+std::string results_to_json(const std::vector<Result>& results) {
+    Json j;
+    j["schema"] = 1;
+    j["results"] = Json::array();
+    for (const auto& r : results) j["results"].push_back(result_json(r));
+    return j.dump(2) + "\n";
+}
+
+std::string results_to_csv(const std::vector<Result>& results) {
+    const char* cols[] = {"name", "point", "model", "gpu", "gpus", "precision", "global_batch", "micro_batch",
+                          "micro_steps", "samples", "iterations", "fits", "memory_per_gpu_gib", "memory_available_gib",
+                          "time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
+                          "throughput_tokens_per_s", "iteration_s", "breakdown.compute_s", "breakdown.exposed_comm_s",
+                          "breakdown.input_stall_s", "tflops_per_gpu", "mfu", "allreduce_busbw_gbps",
+                          "simulated_iterations", "events", "fingerprint"};
+    std::string o;
+    for (std::size_t i = 0; i < std::size(cols); ++i) o += (i ? "," : "") + std::string(cols[i]);
+    o += "\n";
+    const auto quote = [](const std::string& s) {
+        if (s.find_first_of(",\"\n") == std::string::npos) return s;
+        std::string q = "\"";
+        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    };
+    for (const auto& r : results) {
+        const Json j = result_json(r);
+        for (std::size_t i = 0; i < std::size(cols); ++i) {
+            std::string key = cols[i];
+            const Json* v = nullptr;
+            if (key.starts_with("breakdown.")) {
+                if (j.at("breakdown").is_object()) v = &j.at("breakdown").at(key.substr(10));
+            } else if (j.contains(key)) {
+                v = &j.at(key);
+            }
+            std::string cell;
+            if (v && !v->is_null()) cell = v->is_string() ? v->get<std::string>() : v->dump();
+            o += (i ? "," : "") + quote(cell);
+        }
+        o += "\n";
+    }
+    return o;
+}
+
+}  // namespace rentsim::analysis

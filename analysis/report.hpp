@@ -1,0 +1,19 @@
+// Writers of results: a console table for people, CSV and JSON (`"schema": 1`) for programs.
+// Field names are the public contract (see README): time_to_train_s, cost_usd, ...
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/run.hpp"
+
+namespace rentsim::analysis {
+
+// One scenario: a labelled block. Several: one comparison table, one row per point.
+std::string format_results_text(const std::vector<Result>& results);
+std::string results_to_json(const std::vector<Result>& results);
+std::string results_to_csv(const std::vector<Result>& results);
+// "2.50 h", "41.3 min", "12.0 s"
+std::string human_duration(double seconds);
+
+}  // namespace rentsim::analysis

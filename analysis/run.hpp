@@ -1,0 +1,52 @@
+// One scenario in, one result out: builds the models a scenario names, plans a training
+// step, simulates the timeline in the engine and prices it. Results are plain data;
+// writers (analysis/report) turn them into tables, CSV and JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "analysis/scenario.hpp"
+#include "models/compute/gpu_model.hpp"
+
+namespace rentsim::analysis {
+
+struct Breakdown {
+    double compute_s = 0;       // per step: kernels on the GPU's compute stream
+    double exposed_comm_s = 0;  // per step: communication not hidden behind compute
+    double input_stall_s = 0;   // per step: waiting for the input pipeline
+};
+
+struct Result {
+    std::string name, point, model, gpu, precision;
+    int gpus = 0;
+    int global_batch = 0;           // samples per optimizer step
+    int micro_batch = 0;
+    int micro_steps = 0;            // gradient-accumulation steps per optimizer step
+    double samples = 0;             // samples trained
+    std::int64_t iterations = 0;    // optimizer steps
+    double time_to_train_s = 0;
+    double billed_s = 0;            // billed duration of each instance
+    double cost_usd = 0;
+    double throughput_samples_per_s = 0;
+    double throughput_tokens_per_s = 0;   // 0 for vision models
+    double iteration_s = 0;
+    Breakdown breakdown;
+    double tflops_per_gpu = 0;      // model FLOPs (no recomputation) per second per GPU
+    double mfu = 0;                 // tflops_per_gpu / dense peak at the precision
+    double memory_per_gpu_gib = 0;
+    double memory_available_gib = 0;
+    bool fits = true;
+    double allreduce_busbw_gbps = 0;  // of one gradient bucket
+    std::int64_t simulated_iterations = 0;
+    std::uint64_t events = 0;
+    std::uint64_t fingerprint = 0;
+};
+
+// Loads the shipped calibration of a GPU, or the file a scenario names.
+compute::Calibration calibration_for(const Scenario& s);
+
+// Throws InputError for combinations the models cannot represent.
+Result run_scenario(const Scenario& s);
+
+}  // namespace rentsim::analysis

@@ -1,0 +1,320 @@
+#include "analysis/scenario.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/json_reader.hpp"
+#include "models/workloads/zoo.hpp"
+
+namespace rentsim::analysis {
+
+namespace {
+
+constexpr std::string_view precisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+constexpr std::string_view recompute_modes[] = {"none", "selective", "full"};
+constexpr std::string_view bert_tasks[] = {"pretraining", "squad"};
+constexpr std::string_view intra_kinds[] = {"nvlink", "pcie"};
+constexpr std::string_view fabrics[] = {"infiniband", "roce", "efa", "tcp"};
+constexpr std::string_view plans[] = {"on-demand"};
+
+int to_int(const Value& v, std::int64_t x) {
+    if (x > 1'000'000'000) v.fail("expected an integer up to 1000000000, got " + std::to_string(x));
+    return static_cast<int>(x);
+}
+int positive_int(const Value& v) { return to_int(v, v.as_positive_int()); }
+
+std::vector<std::string_view> gpu_names() {
+    std::vector<std::string_view> out;
+    for (const auto& g : compute::gpu_catalog()) out.push_back(g.name);
+    return out;
+}
+
+std::vector<std::string_view> model_names() {
+    std::vector<std::string_view> out;
+    for (const auto& m : work::model_names()) out.push_back(m.name);
+    return out;
+}
+
+Parallelism parse_parallelism(const Value& v) {
+    Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages"});
+    Parallelism p;
+    if (auto x = o.get("tp")) p.tp = positive_int(*x);
+    if (auto x = o.get("pp")) p.pp = positive_int(*x);
+    if (auto x = o.get("dp")) p.dp = positive_int(*x);
+    if (auto x = o.get("sequence_parallel")) p.sequence_parallel = x->as_bool();
+    if (auto x = o.get("recompute")) p.recompute = x->as_name("recompute mode", recompute_modes);
+    if (auto x = o.get("zero")) {
+        const auto z = x->as_nonnegative_int();
+        if (z > 3) x->fail("expected a ZeRO stage 0, 1, 2 or 3, got " + std::to_string(z));
+        p.zero = static_cast<int>(z);
+    }
+    if (auto x = o.get("virtual_stages")) p.virtual_stages = positive_int(*x);
+    return p;
+}
+
+WorkloadSpec parse_workload(const Value& v) {
+    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "seq_len", "layers",
+                 "hidden", "heads", "vocab", "ffn_hidden", "kv_heads", "parallelism", "dataset_samples", "epochs",
+                 "samples", "tokens"});
+    WorkloadSpec w;
+    const auto names = model_names();
+    w.model = o.at("model").as_name("model", names);
+    const bool is_bert = w.model == "bert-base" || w.model == "bert-large";
+    const bool is_gpt = w.model == "gpt";
+    const bool is_preset = work::find_gpt_preset(w.model) != nullptr;
+    const bool is_vision = w.model == "resnet50";
+
+    if (auto x = o.get("precision")) w.precision = *compute::parse_precision(x->as_name("precision", precisions));
+    else o.value().fail("missing required key 'precision' (one of fp32, tf32, fp16, bf16, fp8)");
+
+    // Shape keys belong to the GPT family; BERT takes seq_len (and task); ResNet-50 none.
+    for (std::string_view key : {"layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads"}) {
+        if (o.has(key) && !is_gpt)
+            o.at(key).fail("'" + std::string(key) + "' applies to model 'gpt' only, not '" + w.model + "'");
+    }
+    if (is_gpt) {
+        w.layers = positive_int(o.at("layers"));
+        w.hidden = positive_int(o.at("hidden"));
+        w.heads = positive_int(o.at("heads"));
+        w.vocab = positive_int(o.at("vocab"));
+        if (auto x = o.get("ffn_hidden")) w.ffn_hidden = positive_int(*x);
+        if (auto x = o.get("kv_heads")) w.kv_heads = positive_int(*x);
+        if (w.hidden % w.heads != 0)
+            o.at("heads").fail("expected a divisor of hidden (" + std::to_string(w.hidden) + "), got " +
+                               std::to_string(w.heads));
+        if (w.kv_heads && w.heads % w.kv_heads != 0)
+            o.at("kv_heads").fail("expected a divisor of heads (" + std::to_string(w.heads) + "), got " +
+                                  std::to_string(w.kv_heads));
+    }
+    if (auto x = o.get("seq_len")) {
+        if (is_vision) x->fail("'seq_len' does not apply to model '" + w.model + "'");
+        w.seq_len = positive_int(*x);
+        if (is_bert && w.seq_len > 512) x->fail("expected a BERT sequence length up to 512, got " + std::to_string(w.seq_len));
+    } else if (is_bert || is_gpt) {
+        o.value().fail("missing required key 'seq_len' (tokens per sample)");
+    } else if (is_preset) {
+        w.seq_len = work::find_gpt_preset(w.model)->shape.seq_len;
+    }
+    if (auto x = o.get("task")) {
+        if (!is_bert) x->fail("'task' applies to BERT models only");
+        w.task = x->as_name("BERT task", bert_tasks);
+    } else if (is_bert) {
+        w.task = "pretraining";
+    }
+
+    // Batch: batch_per_gpu (data parallel), or global_batch with micro_batch.
+    const bool per_gpu = o.has("batch_per_gpu");
+    const bool global = o.has("global_batch");
+    if (per_gpu && global) o.at("global_batch").fail("give either 'batch_per_gpu' or 'global_batch', not both");
+    if (!per_gpu && !global) o.value().fail("missing batch size: give 'batch_per_gpu', or 'global_batch' with 'micro_batch'");
+    if (per_gpu) {
+        w.batch_per_gpu = positive_int(o.at("batch_per_gpu"));
+        if (auto x = o.get("micro_batch")) {
+            w.micro_batch = positive_int(*x);
+            if (w.batch_per_gpu % w.micro_batch != 0)
+                x->fail("expected a divisor of batch_per_gpu (" + std::to_string(w.batch_per_gpu) + "), got " +
+                        std::to_string(w.micro_batch));
+        }
+    } else {
+        w.global_batch = positive_int(o.at("global_batch"));
+        w.micro_batch = positive_int(o.at("micro_batch"));
+    }
+    if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x);
+
+    // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
+    const int forms = int(o.has("dataset_samples")) + int(o.has("samples")) + int(o.has("tokens"));
+    if (forms == 0) o.value().fail("missing amount of training: give 'dataset_samples' with 'epochs', 'samples', or 'tokens'");
+    if (forms > 1) {
+        for (std::string_view key : {"samples", "tokens"})
+            if (o.has(key)) o.at(key).fail("give one of 'dataset_samples' (with 'epochs'), 'samples' or 'tokens', not several");
+    }
+    if (o.has("epochs") && !o.has("dataset_samples")) o.at("epochs").fail("'epochs' needs 'dataset_samples'");
+    if (auto x = o.get("dataset_samples")) {
+        w.dataset_samples = x->as_positive_number();
+        w.epochs = o.at("epochs").as_positive_number();
+        w.samples = w.dataset_samples * w.epochs;
+    } else if (auto s = o.get("samples")) {
+        w.samples = s->as_positive_number();
+    } else {
+        const Value t = o.at("tokens");
+        if (is_vision) t.fail("'tokens' needs a language model; give 'samples' for '" + w.model + "'");
+        w.samples = t.as_positive_number() / w.seq_len;
+    }
+    return w;
+}
+
+InterNode parse_inter_node(const Value& v) {
+    Object o(v, {"fabric", "gbps_per_gpu", "latency_us"});
+    InterNode n;
+    n.fabric = o.at("fabric").as_name("fabric", fabrics);
+    n.gbps_per_gpu = o.at("gbps_per_gpu").as_positive_number();
+    n.latency_us = o.at("latency_us").as_nonnegative_number();
+    return n;
+}
+
+ClusterSpec parse_cluster(const Value& v) {
+    Object o(v, {"gpu", "gpus", "gpus_per_node", "intra_node", "inter_node", "topology", "calibration"});
+    ClusterSpec c;
+    const auto names = gpu_names();
+    c.gpu = o.at("gpu").as_name("GPU", names);
+    c.gpus = positive_int(o.at("gpus"));
+    if (auto x = o.get("gpus_per_node")) c.gpus_per_node = positive_int(*x);
+    if (c.gpus_per_node > 16) o.at("gpus_per_node").fail("expected at most 16 GPUs per node, got " + std::to_string(c.gpus_per_node));
+    if (auto x = o.get("intra_node")) c.intra_node = x->as_name("intra-node link", intra_kinds);
+    if (auto x = o.get("inter_node")) c.inter_node = parse_inter_node(*x);
+    if (auto x = o.get("topology")) c.topology = x->as_string();
+    if (auto x = o.get("calibration")) c.calibration = x->as_string();
+    const bool multi_node = c.gpus > c.gpus_per_node;
+    if (multi_node && !c.inter_node && c.topology.empty())
+        o.value().fail("a cluster of " + std::to_string(c.gpus) + " GPUs spans several nodes of " +
+                       std::to_string(c.gpus_per_node) + ": give 'inter_node' {fabric, gbps_per_gpu, latency_us}");
+    if (multi_node && c.gpus % c.gpus_per_node != 0)
+        o.at("gpus").fail("expected a multiple of gpus_per_node (" + std::to_string(c.gpus_per_node) +
+                          ") for a multi-node cluster, got " + std::to_string(c.gpus));
+    return c;
+}
+
+DataSpec parse_data(const Value& v) {
+    Object o(v, {"workers_per_gpu", "samples_per_s_per_worker", "prefetch_factor"});
+    DataSpec d;
+    d.workers_per_gpu = positive_int(o.at("workers_per_gpu"));
+    d.samples_per_s_per_worker = o.at("samples_per_s_per_worker").as_positive_number();
+    if (auto x = o.get("prefetch_factor")) d.prefetch_factor = positive_int(*x);
+    return d;
+}
+
+PricingSpec parse_pricing(const Value& v) {
+    Object o(v, {"plan", "usd_per_gpu_hour", "billing_increment_s", "minimum_billed_s"});
+    PricingSpec p;
+    if (auto x = o.get("plan")) p.plan = x->as_name("pricing plan", plans);
+    p.usd_per_gpu_hour = o.at("usd_per_gpu_hour").as_nonnegative_number();
+    if (auto x = o.get("billing_increment_s")) p.billing_increment_s = x->as_positive_number();
+    if (auto x = o.get("minimum_billed_s")) p.minimum_billed_s = x->as_nonnegative_number();
+    return p;
+}
+
+Scenario parse_one(const Json& j, const JsonSource& src) {
+    Value root(j, "", src);
+    Object o(root, {"schema", "name", "description", "seed", "workload", "cluster", "data", "pricing", "sweep"});
+    const Value schema = o.at("schema");
+    if (schema.as_int() != 1) schema.fail("unsupported schema " + schema.json().dump() + "; this rentsim reads schema 1");
+    Scenario s;
+    s.file = src.file;
+    s.name = o.at("name").as_string();
+    if (auto x = o.get("description")) (void)x->as_string();
+    if (auto x = o.get("seed")) s.seed = static_cast<std::uint64_t>(x->as_nonnegative_int());
+    s.workload = parse_workload(o.at("workload"));
+    s.cluster = parse_cluster(o.at("cluster"));
+    if (auto x = o.get("data")) s.data = parse_data(*x);
+    s.pricing = parse_pricing(o.at("pricing"));
+
+    // Cross-section checks.
+    const auto& w = s.workload;
+    const auto& gpu = compute::find_gpu(s.cluster.gpu);
+    if (gpu.peak_tflops[static_cast<std::size_t>(w.precision)] <= 0.0) {
+        std::string valid;
+        for (auto p : precisions)
+            if (gpu.peak_tflops[static_cast<std::size_t>(*compute::parse_precision(p))] > 0.0)
+                valid += (valid.empty() ? "" : ", ") + std::string(p);
+        Value(j["workload"]["precision"], "/workload/precision", src)
+            .fail("GPU '" + s.cluster.gpu + "' has no " + std::string(compute::to_string(w.precision)) +
+                  " support; valid: " + valid);
+    }
+    const auto& par = w.parallelism;
+    const int model_parallel = par.tp * par.pp;
+    if (s.cluster.gpus % model_parallel != 0)
+        Value(j["cluster"]["gpus"], "/cluster/gpus", src)
+            .fail("expected a multiple of tp x pp (" + std::to_string(model_parallel) + "), got " +
+                  std::to_string(s.cluster.gpus));
+    if (par.dp && par.dp * model_parallel != s.cluster.gpus)
+        Value(j["workload"]["parallelism"]["dp"], "/workload/parallelism/dp", src)
+            .fail("expected tp x pp x dp = gpus (" + std::to_string(s.cluster.gpus) + "), got " +
+                  std::to_string(par.dp * model_parallel));
+    return s;
+}
+
+// Sets `value` at a dotted path ("cluster.gpus") inside `j`, creating objects on the way.
+// Returns the JSON pointer of the value set.
+std::string set_dotted(Json& j, const std::string& dotted, const Json& value) {
+    Json* cur = &j;
+    std::string pointer;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = dotted.find('.', start);
+        const std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        pointer += "/" + json_pointer_escape(part);
+        if (dot == std::string::npos) {
+            (*cur)[part] = value;
+            return pointer;
+        }
+        if (!cur->contains(part) || !(*cur)[part].is_object()) (*cur)[part] = Json::object();
+        cur = &(*cur)[part];
+        start = dot + 1;
+    }
+}
+
+}  // namespace
+
+ScenarioSet parse_scenarios(const std::string& text, const std::string& file) {
+    const Json root = parse_json_text(text, file);
+    JsonSource src{file, {}};
+    if (!root.is_object()) Value(root, "", src).fail("expected a scenario object, got " + std::string(root.is_array() ? "an array" : root.dump()));
+
+    ScenarioSet set;
+    if (!root.contains("sweep")) {
+        set.points.push_back(parse_one(root, src));
+        return set;
+    }
+    const Value sweep(root["sweep"], "/sweep", src);
+    if (!sweep.is_object()) sweep.fail("expected an object of \"dotted.key\": [values], got " + sweep.json().dump());
+    if (sweep.json().empty()) sweep.fail("expected at least one swept key");
+    std::vector<std::pair<std::string, std::vector<Value>>> axes;
+    for (const auto& [key, values] : sweep.json().items()) {
+        const Value v(values, "/sweep/" + json_pointer_escape(key), src);
+        if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+            v.fail("expected a dotted key such as \"cluster.gpus\", got \"" + key + "\"");
+        if (key.starts_with("sweep") || key == "schema") v.fail("'" + key + "' cannot be swept");
+        auto list = v.as_array();
+        if (list.empty()) v.fail("expected a non-empty array of values");
+        axes.emplace_back(key, std::move(list));
+        SweepAxis axis{key, {}};
+        for (const auto& x : axes.back().second) axis.labels.push_back(x.json().is_string() ? x.json().get<std::string>() : x.json().dump());
+        set.axes.push_back(std::move(axis));
+    }
+    // Cartesian product, first axis slowest, in file order.
+    std::vector<std::size_t> idx(axes.size(), 0);
+    while (true) {
+        Json j = root;
+        j.erase("sweep");
+        JsonSource point_src{file, {}};
+        std::string label;
+        for (std::size_t a = 0; a < axes.size(); ++a) {
+            const auto& [key, list] = axes[a];
+            const std::string ptr = set_dotted(j, key, list[idx[a]].json());
+            point_src.remap[ptr] = list[idx[a]].pointer();
+            label += (a ? " " : "") + key + "=" + set.axes[a].labels[idx[a]];
+        }
+        Scenario s = parse_one(j, point_src);
+        s.point = label;
+        set.points.push_back(std::move(s));
+        std::size_t a = axes.size();
+        while (a > 0) {
+            --a;
+            if (++idx[a] < axes[a].second.size()) break;
+            idx[a] = 0;
+            if (a == 0) return set;
+        }
+        if (axes.empty()) return set;
+    }
+}
+
+ScenarioSet load_scenarios(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_scenarios(ss.str(), path);
+}
+
+}  // namespace rentsim::analysis

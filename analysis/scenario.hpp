@@ -1,0 +1,93 @@
+// A scenario: what to train, on which cluster, fed how, paid how. Parsed once from JSON
+// (`"schema": 1`) into these immutable structs; nothing past the loader sees JSON.
+// Units are in the key names and the field names: `_s` seconds, `_us` microseconds,
+// `_gbps` gigabits per second, `usd_per_gpu_hour` US dollars per GPU-hour.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/compute/gpu.hpp"
+
+namespace rentsim::analysis {
+
+struct Parallelism {
+    int tp = 1, pp = 1, dp = 0;    // dp 0: all remaining GPUs (gpus / (tp * pp))
+    bool sequence_parallel = false;
+    std::string recompute = "none";  // none, selective, full
+    int zero = 0;                    // ZeRO stage 0..3
+    int virtual_stages = 1;          // interleaved pipeline stages per GPU
+};
+
+struct WorkloadSpec {
+    std::string model;             // zoo name: resnet50, bert-base, bert-large, gpt, or a GPT preset
+    std::string task;              // BERT: "pretraining" or "squad"; empty otherwise
+    compute::Precision precision = compute::Precision::fp32;
+    // GPT shape (model "gpt", or a preset with seq_len overridden); 0 means "from the preset"
+    int layers = 0, hidden = 0, heads = 0, seq_len = 0, vocab = 0, ffn_hidden = 0, kv_heads = 0;
+    int batch_per_gpu = 0;         // samples per GPU per optimizer step (data-parallel form)
+    int global_batch = 0;          // samples per optimizer step (with micro_batch)
+    int micro_batch = 0;
+    Parallelism parallelism;
+    double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
+    double dataset_samples = 0;    // 0 when the amount was given as samples or tokens
+    double epochs = 0;
+};
+
+struct InterNode {
+    std::string fabric;            // infiniband, roce, efa, tcp
+    double gbps_per_gpu = 0;       // line rate per GPU, Gb/s
+    double latency_us = 0;         // one-way message latency, microseconds
+};
+
+struct ClusterSpec {
+    std::string gpu;               // catalog name
+    int gpus = 1;
+    int gpus_per_node = 8;
+    std::string intra_node = "nvlink";  // nvlink or pcie
+    std::optional<InterNode> inter_node;
+    std::string topology;          // network preset name, or empty
+    std::string calibration;       // path of a calibration file, or empty for the shipped one
+};
+
+struct DataSpec {
+    int workers_per_gpu = 0;              // 0: the input pipeline is not modelled (synthetic data)
+    double samples_per_s_per_worker = 0;  // decode + augment rate of one worker process
+    int prefetch_factor = 2;              // batches each worker keeps ready (PyTorch DataLoader default)
+};
+
+struct PricingSpec {
+    std::string plan = "on-demand";
+    double usd_per_gpu_hour = 0;
+    double billing_increment_s = 1;
+    double minimum_billed_s = 60;
+};
+
+struct Scenario {
+    std::string file;          // where it was read from
+    std::string name;
+    std::string point;         // sweep point label, e.g. "cluster.gpus=16"; empty without a sweep
+    std::uint64_t seed = 1;
+    WorkloadSpec workload;
+    ClusterSpec cluster;
+    DataSpec data;
+    PricingSpec pricing;
+};
+
+struct SweepAxis {
+    std::string key;                   // dotted key, e.g. "cluster.gpus"
+    std::vector<std::string> labels;   // each value as written (JSON text)
+};
+
+struct ScenarioSet {
+    std::vector<Scenario> points;      // one, or the cartesian product of the sweep axes
+    std::vector<SweepAxis> axes;       // empty without a sweep block
+};
+
+// Throws InputError naming the file and JSON pointer on any problem.
+ScenarioSet load_scenarios(const std::string& path);
+ScenarioSet parse_scenarios(const std::string& text, const std::string& file);
+
+}  // namespace rentsim::analysis

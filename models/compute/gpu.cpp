@@ -1,0 +1,97 @@
+#include "models/compute/gpu.hpp"
+
+#include <stdexcept>
+
+#include "models/names.hpp"
+
+namespace rentsim::compute {
+
+namespace {
+
+// Order of the peak columns: fp32, tf32, fp16, bf16, fp8 (TFLOP/s, dense).
+// V100 has no TF32 or BF16 units: TF32 requests run as FP32 on it (PyTorch's behaviour), and
+// BF16 is not offered. A100 has no FP8 units.
+constexpr GpuSpec gpus[] = {
+    {"v100-sxm2-16gb", "NVIDIA V100 SXM2 16 GB (Volta, NVLink2), e.g. AWS p3, DGX-1", 80,
+     {15.7, 15.7, 125.0, 0.0, 0.0}, 16.0, 900.0, 150.0, 15.75, 300.0,
+     "NVIDIA Tesla V100 GPU datasheet (2018), read 2026-11-29; NVLink2: 6 links x 25 GB/s per direction"},
+    {"v100-sxm2-32gb", "NVIDIA V100 SXM2 32 GB (Volta, NVLink2), e.g. AWS p3dn, DGX-1", 80,
+     {15.7, 15.7, 125.0, 0.0, 0.0}, 32.0, 900.0, 150.0, 15.75, 300.0,
+     "NVIDIA Tesla V100 GPU datasheet (2018), read 2026-11-29"},
+    {"v100-sxm3-32gb", "NVIDIA V100 SXM3 32 GB (DGX-2, NVSwitch)", 80,
+     {15.7, 15.7, 125.0, 0.0, 0.0}, 32.0, 900.0, 150.0, 15.75, 350.0,
+     "NVIDIA DGX-2 datasheet (2018): 16x V100 32 GB, 2 PFLOPS tensor = 125 TFLOP/s per GPU; read 2026-11-29. "
+     "The 450 W DGX-2H part clocks higher than this row assumes"},
+    {"a100-sxm4-40gb", "NVIDIA A100 SXM4 40 GB (Ampere, NVLink3/NVSwitch), e.g. AWS p4d, DGX A100", 108,
+     {19.5, 156.0, 312.0, 312.0, 0.0}, 40.0, 1555.0, 300.0, 31.5, 400.0,
+     "NVIDIA A100 Tensor Core GPU datasheet (2021), read 2026-11-29; NVLink3 600 GB/s bidirectional"},
+    {"a100-sxm4-80gb", "NVIDIA A100 SXM4 80 GB (Ampere, NVLink3/NVSwitch), e.g. AWS p4de, DGX A100 80GB", 108,
+     {19.5, 156.0, 312.0, 312.0, 0.0}, 80.0, 2039.0, 300.0, 31.5, 400.0,
+     "NVIDIA A100 Tensor Core GPU datasheet (2021), read 2026-11-29"},
+    {"a100-pcie-40gb", "NVIDIA A100 PCIe 40 GB (Ampere, PCIe Gen4, no NVSwitch)", 108,
+     {19.5, 156.0, 312.0, 312.0, 0.0}, 40.0, 1555.0, 0.0, 31.5, 250.0,
+     "NVIDIA A100 Tensor Core GPU datasheet (2021), read 2026-11-29"},
+    {"a100-pcie-80gb", "NVIDIA A100 PCIe 80 GB (Ampere, PCIe Gen4, no NVSwitch)", 108,
+     {19.5, 156.0, 312.0, 312.0, 0.0}, 80.0, 1935.0, 0.0, 31.5, 300.0,
+     "NVIDIA A100 Tensor Core GPU datasheet (2021), read 2026-11-29"},
+    {"h100-sxm5-80gb", "NVIDIA H100 SXM5 80 GB (Hopper, NVLink4/NVSwitch), e.g. AWS p5, DGX H100", 132,
+     {67.0, 494.7, 989.4, 989.4, 1978.9}, 80.0, 3350.0, 450.0, 63.0, 700.0,
+     "NVIDIA H100 Tensor Core GPU datasheet (2023), read 2026-11-29; NVLink4 900 GB/s bidirectional"},
+    {"h100-pcie-80gb", "NVIDIA H100 PCIe 80 GB (Hopper, PCIe Gen5, no NVSwitch)", 114,
+     {51.0, 378.0, 756.0, 756.0, 1513.0}, 80.0, 2000.0, 0.0, 63.0, 350.0,
+     "NVIDIA H100 Tensor Core GPU datasheet (2023), read 2026-11-29"},
+    {"h200-sxm-141gb", "NVIDIA H200 SXM 141 GB (Hopper, HBM3e, NVLink4/NVSwitch), e.g. AWS p5en", 132,
+     {67.0, 494.7, 989.4, 989.4, 1978.9}, 140.4, 4800.0, 450.0, 63.0, 700.0,
+     "NVIDIA H200 Tensor Core GPU datasheet (2024), read 2026-11-29; memory as CUDA reports it "
+     "(143771 MiB by nvidia-smi on an H200 SXM, 2026-10)"},
+};
+
+}  // namespace
+
+std::string_view to_string(Precision p) {
+    switch (p) {
+        case Precision::fp32: return "fp32";
+        case Precision::tf32: return "tf32";
+        case Precision::fp16: return "fp16";
+        case Precision::bf16: return "bf16";
+        case Precision::fp8: return "fp8";
+    }
+    return "?";
+}
+
+std::optional<Precision> parse_precision(std::string_view s) {
+    for (auto p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8})
+        if (to_string(p) == s) return p;
+    return std::nullopt;
+}
+
+double activation_bytes(Precision p) {
+    switch (p) {
+        case Precision::fp32:
+        case Precision::tf32: return 4.0;
+        case Precision::fp16:
+        case Precision::bf16:
+        case Precision::fp8: return 2.0;
+    }
+    return 4.0;
+}
+
+bool is_mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
+
+std::span<const GpuSpec> gpu_catalog() { return gpus; }
+
+const GpuSpec& find_gpu(std::string_view name) {
+    for (const auto& g : gpus)
+        if (g.name == name) return g;
+    std::vector<std::string_view> names;
+    for (const auto& g : gpus) names.push_back(g.name);
+    throw std::invalid_argument(unknown_name_message("GPU", name, names));
+}
+
+units::FlopsPerSecond peak(const GpuSpec& g, Precision p) {
+    return units::tflops_per_s(g.peak_tflops[static_cast<std::size_t>(p)]);
+}
+units::BytesPerSecond hbm_bandwidth(const GpuSpec& g) { return units::gbytes_per_s(g.hbm_gbps); }
+units::Bytes memory(const GpuSpec& g) { return units::gib(g.memory_gib); }
+
+}  // namespace rentsim::compute

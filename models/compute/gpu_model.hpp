@@ -1,0 +1,66 @@
+// Compute-time model of one GPU: a roofline per operation with tile and wave quantisation.
+//
+// A GEMM-like op (matmul, convolution as implicit GEMM, per-head attention GEMMs) is cut into
+// 128x128 output tiles; tiles run in waves of one tile per SM, and each tile streams its K
+// dimension plus a fixed pipeline fill `k_fill`. Its time is the larger of that compute time
+// at `matmul_eff` x peak and its memory traffic at `mem_eff` x HBM bandwidth, plus a
+// per-kernel overhead. Memory-bound ops (elementwise, normalisation, softmax, embedding,
+// optimizer) take their bytes over the effective bandwidth plus the same overhead.
+// Calibration holds the few fitted parameters; `rentsim calibrate` fits them.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "models/compute/gpu.hpp"
+#include "models/units.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace rentsim::compute {
+
+inline constexpr double tile_edge = 128.0;  // output tile of cuBLAS/cuDNN tensor-core kernels
+
+struct Calibration {
+    std::string gpu;                                  // catalog name it was fitted for
+    std::array<double, precision_count> matmul_eff{};  // fraction of dense peak reached by large GEMMs
+    double conv_eff = 1.0;            // convolution efficiency relative to a GEMM of the same shape
+    double k_fill = 0.0;              // pipeline fill per tile, in K elements
+    double mem_eff = 0.8;             // fraction of HBM bandwidth reached by streaming kernels
+    double kernel_overhead_s = 0.0;   // launch and tail per kernel, seconds
+    double step_overhead_s = 0.0;     // per training step outside kernels (data hand-off, Python), s
+    std::string fitted_from;          // measurement file and row ids
+    std::string date;                 // when it was fitted
+};
+
+// Time of one op for `micro_batch` samples. tp divides the dimension named by op.tp.
+struct OpCost {
+    units::Seconds time;
+    units::Flops flops;   // useful FLOPs (no padding)
+    units::Bytes bytes;   // HBM traffic
+};
+
+class GpuModel {
+public:
+    GpuModel(const GpuSpec& spec, Calibration cal);
+
+    const GpuSpec& spec() const { return *spec_; }
+    const Calibration& calibration() const { return cal_; }
+
+    // Throws std::invalid_argument when the GPU has no path for the precision.
+    OpCost op_cost(const work::Op& op, double micro_batch, Precision p, int tp = 1) const;
+    // One GEMM: C[m x n] = A[m x k] B[k x n], `batch` times.
+    units::Seconds gemm_time(double m, double n, double k, double batch, Precision p,
+                             bool convolution = false) const;
+    // A streaming kernel moving `bytes` through HBM.
+    units::Seconds stream_time(units::Bytes bytes) const;
+
+    // Effective rates this model assumes, for reports.
+    units::FlopsPerSecond matmul_rate(Precision p) const;
+    units::BytesPerSecond memory_rate() const;
+
+private:
+    const GpuSpec* spec_;
+    Calibration cal_;
+};
+
+}  // namespace rentsim::compute

@@ -1,0 +1,68 @@
+// Cost of one training step on one GPU: per-layer forward and backward times for a
+// micro-batch, the optimizer update, the gradients each layer hands to communication,
+// and the memory the step needs. Pure function of the workload, the GPU model and the
+// parallel layout; the engine (analysis/trainer) turns it into a timeline.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "models/compute/gpu_model.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace rentsim::compute {
+
+enum class Recompute { none, selective, full };
+enum class Optimizer { sgd_momentum, adam };
+
+struct StepConfig {
+    double micro_batch = 1;        // samples per micro-batch on one GPU
+    Precision precision = Precision::fp32;
+    int tp = 1;                    // tensor-parallel degree
+    int dp = 1;                    // data-parallel degree (for ZeRO sharding)
+    int zero = 0;                  // ZeRO stage 0..3
+    Recompute recompute = Recompute::none;
+};
+
+struct LayerCost {
+    std::string_view name;
+    units::Seconds fwd;            // forward of one micro-batch
+    units::Seconds bwd;            // backward of one micro-batch (recomputed forward included)
+    double params = 0;             // parameters of this layer held by this GPU
+    int kernels = 0;               // kernels launched per micro-batch (forward + backward)
+};
+
+struct MemoryUse {
+    units::Bytes weights, gradients, optimizer, activations, reserved;
+    units::Bytes total() const { return weights + gradients + optimizer + activations + reserved; }
+};
+
+struct StepCost {
+    std::vector<LayerCost> layers; // forward order, repeated blocks expanded
+    units::Seconds fwd;            // sums over layers, one micro-batch
+    units::Seconds bwd;
+    units::Seconds optimizer;      // one update of this GPU's parameters
+    units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)
+    units::Flops hardware_flops_per_sample;  // with recomputation
+    double params = 0;             // parameters held by this GPU (after TP)
+    units::Bytes gradient_bytes;   // bytes of gradients this GPU all-reduces each step
+    MemoryUse memory;
+    Optimizer optimizer_kind = Optimizer::adam;
+};
+
+// Bytes an optimizer update streams per parameter (reads and writes of weights, gradient and
+// state, fp32 master weights in mixed precision): Adam reads w, g, m, v and writes w, m, v,
+// 7 x 4 B = 28 B; SGD with momentum reads w, g, m and writes w, m, 5 x 4 B = 20 B.
+inline constexpr double adam_bytes_per_param = 28.0;
+inline constexpr double sgd_bytes_per_param = 20.0;
+// Memory per parameter held for training (ZeRO paper, Rajbhandari et al. 2020, section 3.1):
+// Adam in mixed precision keeps 2 B fp16 weights + 2 B fp16 gradients + 12 B fp32 master
+// weights, momentum and variance = 16 B; in fp32 4 + 4 + 8 = 16 B. SGD with momentum keeps
+// weights, gradients and momentum: 4 + 4 + 4 = 12 B (mixed: 2 + 2 + 4 master + 4 = 12 B).
+// Memory the framework holds outside tensors: CUDA context, cuBLAS/cuDNN workspaces and
+// allocator slack. PyTorch's CUDA context alone takes about 0.5 GiB; 2 GiB is a planning margin.
+inline constexpr double reserved_gib = 2.0;
+
+StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfig& cfg);
+
+}  // namespace rentsim::compute
