@@ -1,0 +1,125 @@
+#include "models/workloads/workload.hpp"
+
+#include <stdexcept>
+
+namespace rentsim::work {
+
+namespace {
+
+bool is_gemm(OpClass c) {
+    return c == OpClass::matmul || c == OpClass::conv || c == OpClass::attention;
+}
+
+// dgrad keeps the forward's m and moves n into the reduction: a column-parallel (n) forward
+// has a row-parallel (k) dgrad and the reverse.
+TpSplit dgrad_split(TpSplit t) {
+    switch (t) {
+        case TpSplit::n: return TpSplit::k;
+        case TpSplit::k: return TpSplit::n;
+        default: return t;
+    }
+}
+
+// wgrad has the forward's k as its m and reduces over the forward's m.
+TpSplit wgrad_split(TpSplit t) {
+    switch (t) {
+        case TpSplit::k: return TpSplit::m;
+        case TpSplit::m: return TpSplit::k;
+        default: return t;
+    }
+}
+
+template <class F>
+double sum_ops(const Workload& w, F per_op) {
+    double total = 0;
+    for (const Layer& layer : w.layers) {
+        double per_instance = 0;
+        for (const Op& op : layer.ops) per_instance += per_op(op);
+        total += per_instance * layer.repeat;
+    }
+    return total;
+}
+
+}  // namespace
+
+std::vector<Op> backward_ops(const Op& fwd) {
+    std::vector<Op> out;
+    if (is_gemm(fwd.cls)) {
+        // Both backward GEMMs stream the same activations as the forward (dC in, dA out; or
+        // A and dC in) and touch the weights, or their gradient, once.
+        Op base = fwd;
+        base.saved_elems = 0;
+        base.saved_mask_elems = 0;
+        base.input_grad = true;
+        const bool weightless = fwd.cls == OpClass::attention;
+        if (fwd.input_grad) {
+            Op d = base;
+            d.name = weightless ? "dgrad_lhs" : "dgrad";
+            d.n = fwd.k;
+            d.k = fwd.n;
+            d.tp = dgrad_split(fwd.tp);
+            d.fwd_flops = 2 * d.m * d.n * d.k * d.batch;
+            out.push_back(d);
+        }
+        Op w = base;
+        w.name = weightless ? "dgrad_rhs" : "wgrad";
+        w.m = fwd.k;
+        w.n = fwd.n;
+        w.k = fwd.m;
+        w.tp = wgrad_split(fwd.tp);
+        // A weight gradient sums over every sample of the micro-batch; per-head gradients
+        // of attention stay one GEMM per head and sample.
+        if (fwd.samples == SampleDim::m) w.samples = SampleDim::k;
+        w.fwd_flops = 2 * w.m * w.n * w.k * w.batch;
+        out.push_back(w);
+        return out;
+    }
+    Op b = fwd;
+    b.name = "bwd";
+    b.saved_elems = 0;
+    b.saved_mask_elems = 0;
+    // Reads the output gradient and what was saved, writes the input gradient.
+    b.fwd_elems = 1.5 * fwd.fwd_elems;
+    switch (fwd.cls) {
+        case OpClass::normalization: b.fwd_flops = 2 * fwd.fwd_flops; break;
+        case OpClass::embedding: b.fwd_flops = fwd.m * fwd.n * fwd.batch; break;
+        default: b.fwd_flops = fwd.fwd_flops; break;
+    }
+    out.push_back(b);
+    return out;
+}
+
+double Workload::params() const {
+    double total = 0;
+    for (const Layer& layer : layers) total += layer.params * layer.repeat;
+    return total;
+}
+
+double Workload::fwd_flops_per_sample() const {
+    return sum_ops(*this, [](const Op& op) { return op.fwd_flops; });
+}
+
+double Workload::train_flops_per_sample() const {
+    return sum_ops(*this, [](const Op& op) {
+        double f = op.fwd_flops;
+        for (const Op& b : backward_ops(op)) f += b.fwd_flops;
+        return f;
+    });
+}
+
+double Workload::matmul_params() const {
+    if (seq_len <= 0) return 0;
+    const double s = seq_len;
+    return sum_ops(*this, [s](const Op& op) {
+        return op.cls == OpClass::matmul ? op.weight_elems * op.m / s : 0.0;
+    });
+}
+
+double Workload::model_flops_per_token() const {
+    if (domain != Domain::language || seq_len <= 0)
+        throw std::logic_error("model_flops_per_token: '" + name +
+                               "' is not a language workload; use train_flops_per_sample");
+    return 6 * matmul_params() + 12.0 * n_layers * hidden * seq_len;
+}
+
+}  // namespace rentsim::work

@@ -1,0 +1,95 @@
+// A training workload as data: layers of operations, each with its GEMM shape, FLOPs and
+// memory traffic for ONE sample (one image or one sequence).
+//
+// The compute model scales an op to a micro-batch along `samples` and divides it by the
+// tensor-parallel degree along `tp`; the memory model sums parameters and `saved_elems`.
+// Counts are plain doubles: elements and floating-point operations, never bytes, so the
+// same workload serves every precision.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rentsim::work {
+
+enum class OpClass { matmul, conv, attention, elementwise, normalization, embedding, softmax };
+
+// The dimension tensor parallelism divides: column-parallel GEMMs split n, row-parallel
+// GEMMs split k, attention heads split batch, sequence-parallel elementwise/norm ops split m.
+enum class TpSplit { none, n, k, batch, m };
+
+// The dimension that grows with the micro-batch: rows (tokens, pixels) stack along m,
+// per-head attention GEMMs stack along batch, weight-gradient GEMMs reduce over k.
+enum class SampleDim { m, k, batch };
+
+// One operation, per sample.
+// GEMM view (matmul, conv, attention): C[m x n] += A[m x k] B[k x n], `batch` independent
+// GEMMs, and fwd_flops = 2 m n k batch exactly. A conv is its implicit GEMM (m = output
+// pixels, n = output channels, k = in_channels * kh * kw).
+// Other classes: m x n x batch is the tensor the op streams over, k = 0, and fwd_flops is a
+// per-element count stated in models/workloads/README.md.
+struct Op {
+    std::string_view name{};  // static string, e.g. "qkv", "attn_scores", "conv2_3x3"
+    OpClass cls = OpClass::elementwise;
+    double m = 0, n = 0, k = 0, batch = 1;
+    double fwd_flops = 0;         // forward FLOPs per sample
+    double fwd_elems = 0;         // activation elements read + written per sample, no weights
+    double weight_elems = 0;      // parameter-sized elements read or written once per micro-batch
+    double saved_elems = 0;       // activation elements per sample stashed for backward; each
+                                  // stashed tensor is counted once, on one op
+    double saved_mask_elems = 0;  // one-byte elements per sample stashed for backward (dropout
+                                  // masks), whatever the activation precision
+    TpSplit tp = TpSplit::none;
+    SampleDim samples = SampleDim::m;
+    bool input_grad = true;  // false where the op's input needs no gradient (the image)
+};
+
+// Layer::params counts one instance; identical blocks are stored once with repeat = L.
+struct Layer {
+    std::string_view name{};
+    std::vector<Op> ops{};
+    double params = 0;
+    int repeat = 1;
+};
+
+enum class Domain { vision, language };
+
+struct Workload {
+    std::string name{};
+    Domain domain = Domain::vision;
+    double seq_len = 0;  // tokens per sample; 0 for vision
+    std::vector<Layer> layers{};
+    double vocab = 0;
+    double hidden = 0;
+    int n_layers = 0;
+    int heads = 0;
+    int kv_heads = 0;
+    double ffn_hidden = 0;
+    bool gated_mlp = false;
+
+    // Parameter count, every layer times its repeat (tied weights counted once).
+    double params() const;
+    // Forward FLOPs per sample, every op of every layer times its repeat.
+    double fwd_flops_per_sample() const;
+    // Forward plus the backward_ops of every op: 3x forward for GEMM-class ops that need
+    // their input gradient, 2x for the image-facing conv; see backward_ops for the rest.
+    double train_flops_per_sample() const;
+    // Parameters each token is multiplied by: weights and biases of every matmul op, scaled
+    // by the share of the sample's tokens the op sees. For a decoder LM: all parameters but
+    // the norms, the position table and (when untied) the input embedding.
+    double matmul_params() const;
+    // Training FLOPs per token by the PaLM MFU convention (Chowdhery et al. 2022, App. B):
+    // 6 N + 12 l h s with N = matmul_params(). Throws std::logic_error for vision workloads.
+    double model_flops_per_token() const;
+};
+
+// The backward pass of one forward op.
+// GEMM classes: dgrad dA[m x k] = dC[m x n] B^T (m, n, k) -> (m, k, n) and wgrad
+// dB[k x n] = A^T[k x m] dC (m, n, k) -> (k, n, m), named "dgrad"/"wgrad" (attention, whose
+// B is an activation too: "dgrad_lhs"/"dgrad_rhs"); dgrad is dropped when !input_grad.
+// Other classes: one op named "bwd" with 1x the forward FLOPs (2x for normalization; the
+// m x n adds of the scatter for embedding) and 1.5x the forward traffic.
+std::vector<Op> backward_ops(const Op& fwd);
+
+}  // namespace rentsim::work
