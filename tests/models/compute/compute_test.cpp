@@ -1,0 +1,128 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/compute/gpu.hpp"
+#include "models/compute/gpu_model.hpp"
+#include "models/compute/step.hpp"
+#include "models/workloads/zoo.hpp"
+
+using namespace rentsim;
+using compute::Precision;
+
+namespace {
+compute::Calibration simple_cal() {
+    compute::Calibration c;
+    c.gpu = "a100-sxm4-80gb";
+    c.matmul_eff = {0.5, 0.5, 0.5, 0.5, 0.0};
+    c.conv_eff = 1.0;
+    c.k_fill = 0.0;
+    c.mem_eff = 0.5;
+    c.kernel_overhead_s = 0.0;
+    return c;
+}
+}  // namespace
+
+TEST_CASE("the catalog holds every GPU of the scenario contract with datasheet peaks") {
+    for (const char* name : {"v100-sxm2-16gb", "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb",
+                             "h100-pcie-80gb"}) {
+        const auto& g = compute::find_gpu(name);
+        CHECK(g.name == name);
+        CHECK(!g.source.empty());
+    }
+    CHECK(compute::peak(compute::find_gpu("a100-sxm4-80gb"), Precision::fp16).value == doctest::Approx(312e12));
+    CHECK(compute::peak(compute::find_gpu("h100-sxm5-80gb"), Precision::fp8).value == doctest::Approx(1978.9e12));
+    CHECK(compute::peak(compute::find_gpu("v100-sxm2-16gb"), Precision::bf16).value == 0.0);
+}
+
+TEST_CASE("an unknown GPU name is rejected with a did-you-mean and the valid names") {
+    try {
+        (void)compute::find_gpu("h10");
+        FAIL("no exception");
+    } catch (const std::invalid_argument& e) {
+        const std::string msg = e.what();
+        CHECK(msg.find("unknown GPU 'h10'; did you mean 'h100-sxm5-80gb'?") == 0);
+        CHECK(msg.find("valid: v100-sxm2-16gb, ") != std::string::npos);
+    }
+}
+
+TEST_CASE("a GEMM that fills whole waves runs at the calibrated fraction of peak") {
+    // A100: 108 SMs. 12 x 9 tiles of 128 x 128 = 108 tiles: exactly one wave, compute-bound
+    // (25 MB of traffic take 25 us at half of 2039 GB/s; 1.45e10 FLOP take 93 us).
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const double m = 12 * 128, n = 9 * 128, k = 4096;
+    const double expected = 2 * m * n * k / (312e12 * 0.5);
+    CHECK(gpu.gemm_time(m, n, k, 1, Precision::fp16).value == doctest::Approx(expected));
+}
+
+TEST_CASE("one tile more than a wave costs a whole extra wave") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const double k = 4096;
+    const double one_wave = gpu.gemm_time(12 * 128, 9 * 128, k, 1, Precision::fp16).value;    // 108 tiles
+    const double plus_one = gpu.gemm_time(12 * 128 + 1, 9 * 128, k, 1, Precision::fp16).value;  // 117 tiles
+    CHECK(plus_one == doctest::Approx(2 * one_wave));
+}
+
+TEST_CASE("a GEMM with a tiny K is bound by memory traffic") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const double m = 1 << 20, n = 128, k = 1;
+    const double bytes = (m * k + k * n + m * n) * 2.0;
+    CHECK(gpu.gemm_time(m, n, k, 1, Precision::fp16).value == doctest::Approx(bytes / (2039e9 * 0.5)));
+}
+
+TEST_CASE("more HBM bandwidth never slows a streaming kernel") {
+    auto cal = simple_cal();
+    const compute::GpuModel a100_40(compute::find_gpu("a100-sxm4-40gb"), cal);
+    const compute::GpuModel a100_80(compute::find_gpu("a100-sxm4-80gb"), cal);
+    CHECK(a100_80.stream_time(units::gib(1)) < a100_40.stream_time(units::gib(1)));
+}
+
+TEST_CASE("a precision without hardware support is an error, not a number") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    CHECK_THROWS_WITH_AS(gpu.gemm_time(128, 128, 128, 1, Precision::fp8), "GPU 'a100-sxm4-80gb' has no fp8 path",
+                         std::invalid_argument);
+}
+
+TEST_CASE("the step model counts training FLOPs as three forward passes and Adam memory as 16 bytes per parameter") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto w = work::bert("large", 128);
+    compute::StepConfig cfg;
+    cfg.micro_batch = 8;
+    cfg.precision = Precision::fp16;
+    const auto step = compute::plan_step(w, gpu, cfg);
+    CHECK(step.model_flops_per_sample.value == doctest::Approx(3 * w.fwd_flops_per_sample()));
+    CHECK(step.params == doctest::Approx(w.params()));
+    const double state = (step.memory.weights + step.memory.gradients + step.memory.optimizer).value;
+    CHECK(state == doctest::Approx(16.0 * w.params()));
+    CHECK(step.gradient_bytes.value == doctest::Approx(2.0 * w.params()));
+    CHECK(step.bwd > step.fwd);
+}
+
+TEST_CASE("ZeRO-1 shards the optimizer state across data-parallel ranks") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto w = work::bert("large", 128);
+    compute::StepConfig cfg;
+    cfg.micro_batch = 8;
+    cfg.precision = Precision::fp16;
+    cfg.dp = 8;
+    const auto plain = compute::plan_step(w, gpu, cfg);
+    cfg.zero = 1;
+    const auto zero1 = compute::plan_step(w, gpu, cfg);
+    CHECK(zero1.memory.optimizer.value == doctest::Approx(plain.memory.optimizer.value / 8));
+    CHECK(zero1.memory.weights.value == doctest::Approx(plain.memory.weights.value));
+}
+
+TEST_CASE("a larger micro-batch takes longer but not longer per sample") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto w = work::resnet50();
+    compute::StepConfig cfg;
+    cfg.precision = Precision::fp16;
+    cfg.micro_batch = 32;
+    const auto small = compute::plan_step(w, gpu, cfg);
+    cfg.micro_batch = 256;
+    const auto big = compute::plan_step(w, gpu, cfg);
+    CHECK((big.fwd + big.bwd) > (small.fwd + small.bwd));
+    CHECK((big.fwd + big.bwd).value / 256 <= (small.fwd + small.bwd).value / 32 * 1.000001);
+}
