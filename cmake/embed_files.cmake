@@ -2,22 +2,23 @@
 # Usage: cmake -DOUT=file.cpp -DNAMES="a;b" -DFILES="/p/a.json;/p/b.json" -P embed_files.cmake
 list(LENGTH NAMES n)
 set(body "")
-math(EXPR last "${n} - 1")
-foreach(i RANGE ${last})
+set(i 0)
+while(i LESS n)
   list(GET NAMES ${i} name)
   list(GET FILES ${i} file)
   file(READ ${file} text)
   string(APPEND body "    {\"${name}\", R\"rentsim_embed(${text})rentsim_embed\"},\n")
-endforeach()
+  math(EXPR i "${i} + 1")
+endwhile()
 file(WRITE ${OUT}.tmp "// Generated from data files at build time; do not edit.
 #include \"analysis/shipped_calibrations.hpp\"
 
 namespace rentsim::analysis {
 namespace {
 constexpr EmbeddedFile files[] = {
-${body}};
+${body}    {\"\", \"\"}};  // sentinel: keeps the array non-empty
 }  // namespace
-std::span<const EmbeddedFile> shipped_calibration_files() { return files; }
+std::span<const EmbeddedFile> shipped_calibration_files() { return {files, std::size(files) - 1}; }
 }  // namespace rentsim::analysis
 ")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
