@@ -1,0 +1,139 @@
+// Fluid flows sharing link bandwidth.
+//
+// FlowNetwork: links of given capacity (bytes/s) and flows over paths of links. After its
+// latency a flow joins; active flows share bandwidth max-min fairly (progressive filling),
+// recomputed at every arrival, departure, cancellation and capacity change. A flow ends at
+// the first nanosecond at or after its last byte would be delivered. Example:
+//
+//          B (link 0 only)         C (link 1 only)
+//     o ===================== o ===================== o
+//          link 0: 10 B/s          link 1: 4 B/s
+//     A over both links. Link 1 is the bottleneck: A = C = 4/2 = 2 B/s, then B = 10 - 2 = 8.
+//
+// The network keeps one engine event, its earliest completion, instead of one per flow:
+// a rate change then costs one cancel and one schedule rather than one per flow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/callback.hpp"
+#include "sim/engine.hpp"
+#include "sim/time.hpp"
+
+namespace rentsim::sim {
+
+using LinkId = std::uint32_t;
+
+// Names one flow; a default-constructed id names none. Ids of finished flows are stale
+// (queries return 0, cancel returns false), even once their storage is reused.
+struct FlowId {
+    std::uint32_t index = 0;
+    std::uint32_t generation = 0;
+
+    constexpr bool valid() const { return generation != 0; }
+    friend constexpr bool operator==(const FlowId&, const FlowId&) = default;
+};
+
+class FlowNetwork {
+public:
+    // The engine must outlive the network. The network's events carry `event_kind`.
+    explicit FlowNetwork(Engine& engine, std::uint32_t event_kind = 0);
+    FlowNetwork(const FlowNetwork&) = delete;
+    FlowNetwork& operator=(const FlowNetwork&) = delete;
+
+    // Throws std::invalid_argument unless bytes_per_s >= 0 (0 stalls the link's flows).
+    LinkId add_link(double bytes_per_s);
+    std::size_t link_count() const { return capacity_.size(); }
+    double capacity(LinkId l) const;
+    // Takes effect now: progress so far is kept, rates and completions are recomputed.
+    void set_capacity(LinkId l, double bytes_per_s);
+
+    // Starts a flow of `bytes` (>= 0) over `path` (non-empty; a link may repeat), which
+    // joins after `latency` (>= 0) ns and calls on_done when its last byte arrives.
+    // Throws std::invalid_argument / std::out_of_range on bad arguments.
+    FlowId start_flow(std::span<const LinkId> path, double bytes, Callback on_done, Time latency = 0);
+    // Stops a flow in latency or active; on_done is not called. False if not in flight.
+    bool cancel_flow(FlowId f);
+
+    // Flows sharing bandwidth now (joined, not finished).
+    std::size_t active_flows() const { return active_.size(); }
+    // Flows started and not yet finished, including those still in their latency.
+    std::size_t flows_in_flight() const { return in_flight_; }
+    // Current rate in bytes/s; 0 if the flow is in its latency or not in flight.
+    double rate(FlowId f) const;
+    // Bytes still to deliver, as of now(); 0 if not in flight.
+    double remaining(FlowId f) const;
+    // Sum of the current rates of the flows crossing link l, in bytes/s.
+    double link_rate(LinkId l) const;
+    // Bytes delivered by all flows since construction, as of now(): the integral of their
+    // rates. Equals the bytes of finished flows up to each one's last-nanosecond rounding.
+    double delivered_bytes() const;
+
+private:
+    enum class Phase : std::uint8_t { free, latency, active };
+    struct Flow {
+        std::vector<LinkId> path;  // kept when the slot is reused, so its capacity is reused
+        Callback on_done;
+        double bytes = 0.0;
+        double remaining = 0.0;
+        double rate = 0.0;
+        Time finish = time_max;
+        EventId join_event;
+        std::uint64_t order = 0;  // start order; completions at one instant run in it
+        std::uint32_t generation = 1;
+        Phase phase = Phase::free;
+    };
+
+    const Flow* find(FlowId f) const;
+    void join(std::uint32_t index);
+    void advance();
+    void reshare();
+    void retire(std::uint32_t index);
+    void on_timer();
+
+    Engine& engine_;
+    std::uint32_t event_kind_;
+    std::vector<double> capacity_;
+    std::vector<Flow> flows_;
+    std::vector<std::uint32_t> free_flows_;
+    std::vector<std::uint32_t> active_;  // in join order
+    std::size_t in_flight_ = 0;
+    std::uint64_t next_order_ = 0;
+    Time last_update_ = 0;
+    double delivered_ = 0.0;
+    EventId timer_;
+    Time timer_at_ = time_max;
+    // Scratch space for reshare() and on_timer(), kept to avoid allocating per event.
+    std::vector<double> left_;
+    std::vector<std::uint32_t> unfrozen_;
+    std::vector<std::uint32_t> done_;
+    std::vector<Callback> done_callbacks_;
+};
+
+// One link whose concurrent transfers share its bandwidth equally (processor sharing),
+// each starting after the link's latency. A FlowNetwork with a single link.
+class SharedLink {
+public:
+    SharedLink(Engine& engine, double bytes_per_s, Time latency, std::uint32_t event_kind = 0);
+
+    FlowId transfer(double bytes, Callback on_done);
+    bool cancel(FlowId f) { return net_.cancel_flow(f); }
+
+    double capacity() const { return net_.capacity(link_); }
+    void set_capacity(double bytes_per_s) { net_.set_capacity(link_, bytes_per_s); }
+    Time latency() const { return latency_; }
+    std::size_t active_flows() const { return net_.active_flows(); }
+    double rate(FlowId f) const { return net_.rate(f); }
+    FlowNetwork& network() { return net_; }
+    const FlowNetwork& network() const { return net_; }
+
+private:
+    FlowNetwork net_;
+    LinkId link_;
+    Time latency_;
+};
+
+}  // namespace rentsim::sim

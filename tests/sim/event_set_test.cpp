@@ -1,0 +1,294 @@
+// Every case here runs against both event-set implementations.
+#include "sim/event_set.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/random.hpp"
+#include "tests/sim/event_set_kinds.hpp"
+
+using namespace rentsim::sim;
+
+namespace {
+
+struct Trace {
+    std::vector<Time> times;
+    std::vector<int> tags;
+};
+
+// Pushes and pops at random, as the engine does (never earlier than the last pop) and,
+// for `anywhere`, also earlier; returns the popped entries.
+std::vector<EventEntry> random_workload(EventSetKind kind, std::uint64_t seed, bool anywhere) {
+    auto set = make_event_set(kind);
+    RandomStream rng(seed, "event-set-workload");
+    std::vector<EventEntry> popped;
+    std::uint64_t seq = 1;
+    Time last = 0;
+    for (int i = 0; i < 100'000; ++i) {
+        const std::int64_t pick = rng.uniform_int(0, 9);
+        if (pick < 6 || set->empty()) {
+            Time t = last + rng.uniform_int(0, 5'000);
+            if (pick == 0) t = last + rng.uniform_int(0, 3);  // clusters of ties
+            if (pick == 1) t = last + rng.uniform_int(0, 1'000'000'000);  // far future
+            if (anywhere && pick == 2) t = rng.uniform_int(0, last);
+            set->push(EventEntry{t, seq++, static_cast<std::uint32_t>(i)});
+        } else {
+            popped.push_back(set->pop());
+            last = popped.back().time;
+        }
+    }
+    while (!set->empty()) popped.push_back(set->pop());
+    return popped;
+}
+
+bool nondecreasing(const std::vector<EventEntry>& v) {
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        if (precedes(v[i], v[i - 1])) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("events run in order of time", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    std::vector<Time> seen;
+    for (const Time t : {50, 10, 40, 20, 30}) e.schedule_at(t, [&seen, &e] { seen.push_back(e.now()); });
+    CHECK(e.pending() == 5);
+    e.run();
+    CHECK(seen == std::vector<Time>{10, 20, 30, 40, 50});
+    CHECK(e.now() == 50);
+    CHECK(e.pending() == 0);
+    CHECK(e.events_executed() == 5);
+}
+
+TEST_CASE_TEMPLATE("events at the same time run in the order they were scheduled", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    std::vector<int> order;
+    for (int i = 0; i < 100; ++i) e.schedule_at(i % 2 == 0 ? 7 : 3, [&order, i] { order.push_back(i); });
+    e.run();
+    REQUIRE(order.size() == 100);
+    for (int k = 0; k < 50; ++k) {
+        CHECK(order[static_cast<std::size_t>(k)] == 2 * k + 1);       // time 3, odd i, in order
+        CHECK(order[static_cast<std::size_t>(50 + k)] == 2 * k);       // time 7, even i, in order
+    }
+}
+
+TEST_CASE_TEMPLATE("a cancelled event never fires", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    int fired = 0;
+    const EventId a = e.schedule_at(10, [&fired] { fired += 1; });
+    const EventId b = e.schedule_at(20, [&fired] { fired += 10; });
+    e.schedule_at(30, [&fired] { fired += 100; });
+    CHECK(e.pending() == 3);
+    CHECK(e.cancel(b));
+    CHECK(e.pending() == 2);
+    SUBCASE("cancel returns false the second time") { CHECK_FALSE(e.cancel(b)); }
+    SUBCASE("cancel returns false once the event has run") {
+        e.run();
+        CHECK_FALSE(e.cancel(a));
+    }
+    SUBCASE("an invalid id cancels nothing") { CHECK_FALSE(e.cancel(EventId{})); }
+    e.run();
+    CHECK(fired == 101);
+    CHECK(e.events_executed() == 2);
+}
+
+TEST_CASE_TEMPLATE("callbacks can schedule and cancel events", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    std::vector<Time> seen;
+    EventId victim;
+    e.schedule_at(10, [&] {
+        seen.push_back(e.now());
+        e.schedule_in(5, [&] { seen.push_back(e.now()); });
+        e.schedule_in(0, [&] { seen.push_back(e.now()); });  // same time, runs after this one
+        CHECK(e.cancel(victim));
+    });
+    victim = e.schedule_at(12, [&] { seen.push_back(-1); });
+    e.run();
+    CHECK(seen == std::vector<Time>{10, 10, 15});
+}
+
+TEST_CASE_TEMPLATE("run_until runs events up to and including t and then sets now to t", K,
+                   RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    std::vector<Time> seen;
+    for (const Time t : {5, 10, 15}) e.schedule_at(t, [&seen, &e] { seen.push_back(e.now()); });
+    e.run_until(10);
+    CHECK(seen == std::vector<Time>{5, 10});
+    CHECK(e.now() == 10);
+    CHECK(e.pending() == 1);
+    e.run_until(12);
+    CHECK(e.now() == 12);
+    CHECK(seen.size() == 2);
+    // An event scheduled after the clock moved past its neighbours still runs in order.
+    e.schedule_at(13, [&seen, &e] { seen.push_back(e.now()); });
+    e.run();
+    CHECK(seen == std::vector<Time>{5, 10, 13, 15});
+    CHECK_THROWS_AS(e.run_until(14), std::logic_error);
+}
+
+TEST_CASE_TEMPLATE("stop returns from run after the current event", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    std::vector<Time> seen;
+    e.schedule_at(1, [&] { seen.push_back(e.now()); });
+    e.schedule_at(2, [&] {
+        seen.push_back(e.now());
+        e.stop();
+    });
+    e.schedule_at(3, [&] { seen.push_back(e.now()); });
+    e.run();
+    CHECK(seen == std::vector<Time>{1, 2});
+    CHECK(e.now() == 2);
+    SUBCASE("a later run resumes") {
+        e.run();
+        CHECK(seen == std::vector<Time>{1, 2, 3});
+    }
+    SUBCASE("run_until stopped early leaves the clock at the stopping event") {
+        e.schedule_at(4, [&e] { e.stop(); });
+        e.run_until(100);
+        CHECK(e.now() == 4);
+    }
+}
+
+TEST_CASE_TEMPLATE("scheduling in the past is refused", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(0, K::kind);
+    e.run_until(100);
+    CHECK_THROWS_AS(e.schedule_at(99, [] {}), std::logic_error);
+    CHECK_THROWS_AS(e.schedule_in(-1, [] {}), std::logic_error);
+    CHECK_THROWS_AS(e.schedule_in(time_max, [] {}), std::logic_error);
+    CHECK_THROWS_AS(e.schedule_at(100, Callback{}), std::invalid_argument);
+    CHECK(e.pending() == 0);
+}
+
+TEST_CASE_TEMPLATE("pending counts live events only when most are cancelled", K, RENTSIM_EVENT_SET_KINDS) {
+    Engine e(3, K::kind);
+    RandomStream& rng = e.rng("cancel-heavy");
+    std::vector<EventId> ids;
+    std::vector<Time> fired;
+    for (int i = 0; i < 20'000; ++i) {
+        const Time t = rng.uniform_int(0, 1'000'000);
+        ids.push_back(e.schedule_at(t, [&fired, &e] { fired.push_back(e.now()); }));
+    }
+    std::size_t cancelled = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (i % 10 != 0) cancelled += e.cancel(ids[i]) ? 1 : 0;
+    }
+    CHECK(cancelled == 18'000);
+    CHECK(e.pending() == 2'000);
+    e.run();
+    CHECK(fired.size() == 2'000);
+    CHECK(std::is_sorted(fired.begin(), fired.end()));
+}
+
+TEST_CASE("100k random events run in (time, seq) order, identically with both event sets") {
+    auto program = [](EventSetKind kind) {
+        Engine e(11, kind);
+        std::vector<EventInfo> trace;
+        struct Recorder final : Observer {
+            std::vector<EventInfo>* out;
+            explicit Recorder(std::vector<EventInfo>* o) : out(o) {}
+            void on_event(const EventInfo& i) override { out->push_back(i); }
+        } recorder(&trace);
+        e.add_observer(recorder);
+        RandomStream& rng = e.rng("events");
+        std::vector<EventId> live;
+        int scheduled = 0;
+        std::function<void()> spawn = [&] {
+            const int n = static_cast<int>(rng.uniform_int(1, 2));
+            for (int k = 0; k < n && scheduled < 100'000; ++k, ++scheduled) {
+                const auto entity = static_cast<std::uint32_t>(scheduled);
+                live.push_back(e.schedule_in(rng.uniform_int(0, 20), [&spawn] { spawn(); }, 0, entity));
+            }
+            if (!live.empty() && rng.uniform_int(0, 9) == 0) {
+                e.cancel(live[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(live.size()) - 1))]);
+            }
+        };
+        for (int i = 0; i < 100; ++i, ++scheduled) {
+            live.push_back(e.schedule_at(0, [&spawn] { spawn(); }, 0, static_cast<std::uint32_t>(scheduled)));
+        }
+        e.run();
+        CHECK(e.pending() == 0);
+        return trace;
+    };
+    const auto heap = program(EventSetKind::binary_heap);
+    const auto calendar = program(EventSetKind::calendar);
+    CHECK(heap.size() > 90'000);
+    REQUIRE(heap.size() == calendar.size());
+    bool ordered = true;
+    bool same = true;
+    for (std::size_t i = 0; i < heap.size(); ++i) {
+        if (i > 0 && (heap[i].time < heap[i - 1].time ||
+                      (heap[i].time == heap[i - 1].time && heap[i].seq <= heap[i - 1].seq))) {
+            ordered = false;
+        }
+        if (heap[i].seq != calendar[i].seq || heap[i].time != calendar[i].time) same = false;
+    }
+    CHECK(ordered);
+    CHECK(same);
+}
+
+TEST_CASE("both event sets pop 100k random entries in the same nondecreasing order") {
+    for (const bool anywhere : {false, true}) {
+        CAPTURE(anywhere);
+        const auto heap = random_workload(EventSetKind::binary_heap, 5, anywhere);
+        const auto calendar = random_workload(EventSetKind::calendar, 5, anywhere);
+        REQUIRE(heap.size() == calendar.size());
+        bool same = true;
+        for (std::size_t i = 0; i < heap.size(); ++i) {
+            if (heap[i].seq != calendar[i].seq || heap[i].time != calendar[i].time) same = false;
+        }
+        CHECK(same);
+        if (!anywhere) {  // with pushes into the past, pops are ordered only locally
+            CHECK(nondecreasing(heap));
+            CHECK(nondecreasing(calendar));
+        }
+    }
+}
+
+TEST_CASE_TEMPLATE("an event set handles ties, far-future outliers and clear", K, RENTSIM_EVENT_SET_KINDS) {
+    auto set = make_event_set(K::kind);
+    CHECK(set->kind() == K::kind);
+    std::uint64_t seq = 1;
+    set->push(EventEntry{time_max - 1, seq++, 0});
+    for (int i = 0; i < 1000; ++i) set->push(EventEntry{42, seq++, static_cast<std::uint32_t>(i)});
+    set->push(EventEntry{0, seq++, 0});
+    CHECK(set->size() == 1002);
+    CHECK(set->top().time == 0);
+    CHECK(set->pop().time == 0);
+    for (int i = 0; i < 1000; ++i) {
+        const EventEntry e = set->pop();
+        CHECK(e.time == 42);
+        CHECK(e.payload == static_cast<std::uint32_t>(i));
+    }
+    CHECK(set->pop().time == time_max - 1);
+    CHECK(set->empty());
+    set->push(EventEntry{5, seq++, 1});
+    set->push(EventEntry{3, seq++, 2});
+    set->clear();
+    CHECK(set->empty());
+    set->push(EventEntry{9, seq++, 3});
+    CHECK(set->pop().payload == 3);
+}
+
+TEST_CASE("the calendar queue resizes with its population and stays ordered") {
+    CalendarEventSet set;
+    const std::size_t initial = set.bucket_count();
+    RandomStream rng(1, "calendar");
+    std::uint64_t seq = 1;
+    for (int i = 0; i < 10'000; ++i) set.push(EventEntry{rng.uniform_int(0, 1'000'000), seq++, 0});
+    CHECK(set.bucket_count() > initial);
+    CHECK(set.bucket_width() >= 1);
+    EventEntry prev = set.pop();
+    while (set.size() > 10) {
+        const EventEntry e = set.pop();
+        CHECK_FALSE(precedes(e, prev));
+        prev = e;
+    }
+    CHECK(set.bucket_count() == initial);
+}
