@@ -44,7 +44,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     c.matmul_eff[2] = eff(Precision::fp16, p_half);
     c.matmul_eff[3] = eff(Precision::bf16, p_half);
     c.matmul_eff[4] = eff(Precision::fp8, p_fp8);
-    c.conv_eff = std::exp(x[p_conv]);
+    c.conv_eff = logistic(x[p_conv]);
     c.k_fill = std::exp(x[p_kfill]);
     c.mem_eff = logistic(x[p_mem]);
     c.kernel_overhead_s = std::exp(x[p_kernel]);
@@ -55,7 +55,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
 Eigen::VectorXd prior_vector() {
     Eigen::VectorXd x(n_params);
     x[p_fp32] = x[p_tf32] = x[p_half] = x[p_fp8] = logit(prior_eff);
-    x[p_conv] = std::log(prior_conv);
+    x[p_conv] = logit(prior_conv);
     x[p_kfill] = std::log(prior_kfill);
     x[p_mem] = logit(prior_mem);
     x[p_kernel] = std::log(prior_kernel_s);

@@ -1,5 +1,8 @@
 # Generates a C++ source that holds the text of data files as raw string literals.
-# Usage: cmake -DOUT=file.cpp -DNAMES="a;b" -DFILES="/p/a.json;/p/b.json" -P embed_files.cmake
+# Usage: cmake -DOUT=file.cpp -DNAMES=a,b -DFILES=/p/a.json,/p/b.json -P embed_files.cmake
+# Lists arrive comma-separated: a semicolon would split the command line.
+string(REPLACE "," ";" NAMES "${NAMES}")
+string(REPLACE "," ";" FILES "${FILES}")
 list(LENGTH NAMES n)
 set(body "")
 set(i 0)

@@ -22,19 +22,26 @@ Seconds GpuModel::stream_time(Bytes bytes) const {
     return bytes / memory_rate() + units::seconds(cal_.kernel_overhead_s);
 }
 
-Seconds GpuModel::gemm_time(double m, double n, double k, double batch, Precision p, bool convolution) const {
+Seconds GpuModel::gemm_time(double m, double n, double k, double batch, Precision p, bool convolution,
+                            double traffic_elems) const {
     const auto rate = matmul_rate(p);
     if (rate.value <= 0.0)
         throw std::invalid_argument("GPU '" + std::string(spec_->name) + "' has no " + std::string(to_string(p)) +
                                     " path");
     // Waves of output tiles: a partly filled last wave costs as much as a full one.
-    const double tiles = std::ceil(m / tile_edge) * std::ceil(n / tile_edge) * batch;
-    const double waves = std::ceil(tiles / spec_->sms);
-    const double tile_flops = 2.0 * tile_edge * tile_edge * (k + cal_.k_fill);
-    double compute = waves * spec_->sms * tile_flops / rate.value;
+    double tiles = std::ceil(m / tile_edge) * std::ceil(n / tile_edge) * batch;
+    // Split-K: with fewer output tiles than SMs and a long K (weight gradients reduce over
+    // every pixel or token of the micro-batch), cuBLAS and cuDNN split K across thread
+    // blocks so that every SM works (CUTLASS documents the same "split-K" and "stream-K").
+    const double sms = spec_->sms;
+    const double split = std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / split_k_min)));
+    tiles *= split;
+    const double waves = std::ceil(tiles / sms);
+    const double tile_flops = 2.0 * tile_edge * tile_edge * (k / split + cal_.k_fill);
+    double compute = waves * sms * tile_flops / rate.value;
     if (convolution) compute /= cal_.conv_eff;
     const double elem = activation_bytes(p);
-    const double traffic = (m * k + k * n + m * n) * batch * elem;
+    const double traffic = (traffic_elems > 0 ? traffic_elems : (m * k + k * n + m * n) * batch) * elem;
     const double memory = traffic / memory_rate().value;
     return units::seconds(std::max(compute, memory) + cal_.kernel_overhead_s);
 }
@@ -70,8 +77,10 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
         case work::OpClass::conv:
         case work::OpClass::attention: {
             const bool conv = op.cls == work::OpClass::conv;
-            const Seconds time = gemm_time(m, n, k, batch, p, conv);
-            const Bytes bytes{(m * k + k * n + m * n) * batch * elem};
+            // Convolutions stream their activations and weights, not the im2col matrix.
+            const double traffic = conv ? elems + weights : (m * k + k * n + m * n) * batch;
+            const Seconds time = gemm_time(m, n, k, batch, p, conv, traffic);
+            const Bytes bytes{traffic * elem};
             return {time, Flops{flops}, bytes};
         }
         case work::OpClass::elementwise:

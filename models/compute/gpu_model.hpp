@@ -1,8 +1,8 @@
 // Compute-time model of one GPU: a roofline per operation with tile and wave quantisation.
 //
 // A GEMM-like op (matmul, convolution as implicit GEMM, per-head attention GEMMs) is cut into
-// 128x128 output tiles; tiles run in waves of one tile per SM, and each tile streams its K
-// dimension plus a fixed pipeline fill `k_fill`. Its time is the larger of that compute time
+// 128x128 output tiles, split along K when there are fewer tiles than SMs; tiles run in waves
+// of one tile per SM, and each tile streams its K slice plus a fixed pipeline fill `k_fill`. Its time is the larger of that compute time
 // at `matmul_eff` x peak and its memory traffic at `mem_eff` x HBM bandwidth, plus a
 // per-kernel overhead. Memory-bound ops (elementwise, normalisation, softmax, embedding,
 // optimizer) take their bytes over the effective bandwidth plus the same overhead.
@@ -19,11 +19,12 @@
 namespace rentsim::compute {
 
 inline constexpr double tile_edge = 128.0;  // output tile of cuBLAS/cuDNN tensor-core kernels
+inline constexpr double split_k_min = 256.0;  // shortest K slice a split-K GEMM gives one block
 
 struct Calibration {
     std::string gpu;                                  // catalog name it was fitted for
     std::array<double, precision_count> matmul_eff{};  // fraction of dense peak reached by large GEMMs
-    double conv_eff = 1.0;            // convolution efficiency relative to a GEMM of the same shape
+    double conv_eff = 1.0;            // convolution efficiency relative to a GEMM of the same shape, (0, 1]
     double k_fill = 0.0;              // pipeline fill per tile, in K elements
     double mem_eff = 0.8;             // fraction of HBM bandwidth reached by streaming kernels
     double kernel_overhead_s = 0.0;   // launch and tail per kernel, seconds
@@ -49,8 +50,10 @@ public:
     // Throws std::invalid_argument when the GPU has no path for the precision.
     OpCost op_cost(const work::Op& op, double micro_batch, Precision p, int tp = 1) const;
     // One GEMM: C[m x n] = A[m x k] B[k x n], `batch` times.
+    // `traffic_elems` > 0 replaces the dense estimate of HBM traffic (m k + k n + m n) x batch:
+    // an implicit-GEMM convolution reads its input once, not its im2col expansion.
     units::Seconds gemm_time(double m, double n, double k, double batch, Precision p,
-                             bool convolution = false) const;
+                             bool convolution = false, double traffic_elems = 0) const;
     // A streaming kernel moving `bytes` through HBM.
     units::Seconds stream_time(units::Bytes bytes) const;
 
