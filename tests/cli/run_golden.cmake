@@ -1,21 +1,22 @@
 # Runs rentsim once and compares its exit status, standard output and standard error with a
 # golden transcript. With the environment variable RENTSIM_UPDATE_GOLDEN=1 it rewrites the
 # transcript instead (then review the diff before committing).
-#   cmake -DRENTSIM=exe -DARGS="run;x.json" -DGOLDEN=file -DWORKDIR=dir [-DOUTFILE=f] -P run_golden.cmake
+#   cmake -DRENTSIM=exe -DARGS="run|x.json" -DGOLDEN=file -DWORKDIR=dir [-DOUTFILE=f] -P run_golden.cmake
 # OUTFILE: a file the command writes, appended to the transcript (for --out / --csv).
+string(REPLACE "|" ";" ARGS "${ARGS}")
 execute_process(
   COMMAND ${RENTSIM} ${ARGS}
   WORKING_DIRECTORY ${WORKDIR}
   OUTPUT_VARIABLE out
   ERROR_VARIABLE err
   RESULT_VARIABLE code)
-set(transcript "$ rentsim ${ARGS}\nexit: ${code}\n--- stdout\n${out}--- stderr\n${err}")
+list(JOIN ARGS " " command_line)
+set(transcript "$ rentsim ${command_line}\nexit: ${code}\n--- stdout\n${out}--- stderr\n${err}")
 if(OUTFILE)
   file(READ ${WORKDIR}/${OUTFILE} written)
   file(REMOVE ${WORKDIR}/${OUTFILE})
   string(APPEND transcript "--- ${OUTFILE}\n${written}")
 endif()
-string(REPLACE ";" " " transcript "${transcript}")
 if("$ENV{RENTSIM_UPDATE_GOLDEN}" STREQUAL "1")
   file(WRITE ${GOLDEN} "${transcript}")
   message(STATUS "updated ${GOLDEN}")
