@@ -34,7 +34,8 @@ test: deps
 	ctest --preset ci -j $(JOBS)
 
 bench: test
-	./build/ci/tests/bench/rentsim_bench
+	./build/ci/tests/bench/engine_bench
+	./build/ci/tests/bench/run_bench
 
 clean:
 	rm -rf build

@@ -1,0 +1,37 @@
+// Whole-scenario speed: parse nothing, build the models, simulate and price one scenario.
+// The million-step case is the README's "simulation speed" figure.
+#include <benchmark/benchmark.h>
+
+#include "analysis/run.hpp"
+#include "analysis/scenario.hpp"
+
+namespace {
+
+rentsim::analysis::Scenario scenario(double samples, int gpus, int workers) {
+    const std::string text = R"({"schema": 1, "name": "bench",
+      "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 512, "batch_per_gpu": 32, "samples": )" +
+                             std::to_string(samples) + R"(},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": )" + std::to_string(gpus) + R"(, "gpus_per_node": 8,
+                  "inter_node": {"fabric": "efa", "gbps_per_gpu": 50, "latency_us": 15}},
+      "data": {"workers_per_gpu": )" + std::to_string(workers) + R"(, "samples_per_s_per_worker": 14},
+      "pricing": {"usd_per_gpu_hour": 3.43}})";
+    return rentsim::analysis::parse_scenarios(text, "bench.json").points.at(0);
+}
+
+// 1e6 optimizer steps of BERT-large on 16 GPUs, slightly input-bound (8 workers x 14 samples/s
+// against about 113 samples/s of compute), so the loader and the GPU settle into a periodic
+// state that is fast-forwarded.
+void BM_million_steps(benchmark::State& state) {
+    const auto s = scenario(32.0 * 16 * 1e6, 16, 8);
+    for (auto _ : state) {
+        auto r = rentsim::analysis::run_scenario(s);
+        benchmark::DoNotOptimize(r);
+        state.counters["simulated_steps"] = static_cast<double>(r.simulated_iterations);
+        state.counters["steps"] = static_cast<double>(r.iterations);
+    }
+}
+BENCHMARK(BM_million_steps)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
