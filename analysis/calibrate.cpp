@@ -237,7 +237,8 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
     Eigen::VectorXd r = residuals(x);
     double cost = r.squaredNorm();
     double lambda = 1e-2;
-    for (rep.iterations = 0; rep.iterations < 200; ++rep.iterations) {
+    bool converged = false;
+    for (rep.iterations = 0; rep.iterations < 200 && !converged; ++rep.iterations) {
         Eigen::MatrixXd jac(r.size(), n_params);
         for (int j = 0; j < n_params; ++j) {
             Eigen::VectorXd xh = x;
@@ -262,7 +263,7 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
                 cost = cn;
                 lambda = std::max(lambda / 3.0, 1e-9);
                 improved = true;
-                if (gain < 1e-12 * std::max(1.0, cost)) rep.iterations = 1000;  // converged
+                converged = gain < 1e-12 * std::max(1.0, cost);
             } else {
                 lambda *= 4.0;
             }

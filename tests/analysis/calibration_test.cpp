@@ -1,0 +1,48 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "analysis/calibrate.hpp"
+#include "analysis/calibration_io.hpp"
+
+using namespace rentsim;
+
+namespace {
+const std::string measured = std::string(RENTSIM_SOURCE_DIR) + "/models/compute/measurements/measured.csv";
+}
+
+TEST_CASE("every shipped calibration is what the fitting code produces from the shipped measurements") {
+    for (auto gpu : analysis::shipped_calibration_gpus()) {
+        CAPTURE(gpu);
+        const auto shipped = analysis::shipped_calibration(gpu);
+        const auto fit = analysis::fit_calibration(std::string(gpu), {measured}, shipped.date).calibration;
+        for (std::size_t p = 0; p < compute::precision_count; ++p)
+            CHECK(fit.matmul_eff[p] == doctest::Approx(shipped.matmul_eff[p]).epsilon(1e-9));
+        CHECK(fit.conv_eff == doctest::Approx(shipped.conv_eff).epsilon(1e-9));
+        CHECK(fit.mem_eff == doctest::Approx(shipped.mem_eff).epsilon(1e-9));
+        CHECK(fit.k_fill == doctest::Approx(shipped.k_fill).epsilon(1e-9));
+        CHECK(fit.kernel_overhead_s == doctest::Approx(shipped.kernel_overhead_s).epsilon(1e-9));
+        CHECK(fit.step_overhead_s == doctest::Approx(shipped.step_overhead_s).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("the fit uses only calibrate rows and stays physical") {
+    std::vector<std::string> skipped;
+    const auto rows = analysis::read_calibration_rows({measured}, "a100-sxm4-80gb", skipped);
+    for (const auto& r : rows) CHECK(r.id.rfind("MLP", 0) != 0);  // MLPerf rows are check rows
+    const auto rep = analysis::fit_calibration("a100-sxm4-80gb", {measured}, "2026-11-29");
+    for (double e : rep.calibration.matmul_eff) CHECK((e >= 0.0 && e <= 1.0));
+    CHECK(rep.calibration.conv_eff <= 1.0);
+    CHECK(rep.calibration.mem_eff <= 1.0);
+    // Best-shape GEMM rows are reproduced within 15%.
+    for (std::size_t i = 0; i < rep.rows.size(); ++i)
+        if (rep.rows[i].kind == "gemm") CHECK(std::abs(rep.predicted_s[i] / rep.rows[i].measured_s - 1.0) < 0.15);
+}
+
+TEST_CASE("a calibration survives a round trip through its JSON file") {
+    const auto c = analysis::shipped_calibration("a100-sxm4-80gb");
+    const auto back = analysis::parse_calibration(analysis::calibration_to_json(c), "x.json");
+    CHECK(back.mem_eff == doctest::Approx(c.mem_eff));
+    CHECK(back.matmul_eff[2] == doctest::Approx(c.matmul_eff[2]));
+    CHECK(back.fitted_from == c.fitted_from);
+}
