@@ -96,19 +96,18 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("rentsim 0.1.0"));
 
-    RunOptions run;
-    auto* run_cmd = app.add_subcommand("run", "simulate a scenario (every point of its sweep block)");
-    run_cmd->add_option("file", run.file, "scenario JSON file")->required();
-    run_cmd->add_option("--out", run.out, "write results as JSON");
-    run_cmd->add_option("--csv", run.csv, "write results as CSV");
-    run_cmd->add_option("-j,--jobs", run.jobs, "threads for sweep points (default: all cores)");
-
-    RunOptions sweep;
-    auto* sweep_cmd = app.add_subcommand("sweep", "run every point of a scenario's sweep block as one table");
-    sweep_cmd->add_option("file", sweep.file, "scenario JSON file")->required();
-    sweep_cmd->add_option("--out", sweep.out, "write results as JSON");
-    sweep_cmd->add_option("--csv", sweep.csv, "write results as CSV");
-    sweep_cmd->add_option("-j,--jobs", sweep.jobs, "threads (default: all cores)");
+    // `run` and `sweep` take the same arguments; `sweep` is the name sweep users look for.
+    const auto add_run_options = [&app](const char* name, const char* help, RunOptions& o) {
+        auto* cmd = app.add_subcommand(name, help);
+        cmd->add_option("file", o.file, "scenario JSON file")->required();
+        cmd->add_option("--out", o.out, "write results as JSON");
+        cmd->add_option("--csv", o.csv, "write results as CSV");
+        cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
+        return cmd;
+    };
+    RunOptions run, sweep;
+    auto* run_cmd = add_run_options("run", "simulate a scenario (every point of its sweep block)", run);
+    auto* sweep_cmd = add_run_options("sweep", "run every point of a scenario's sweep block as one table", sweep);
 
     CalibrateOptions cal;
     auto* cal_cmd = app.add_subcommand("calibrate", "fit the GPU compute model's efficiency parameters to measurements");
