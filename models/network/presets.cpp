@@ -198,6 +198,14 @@ units::BytesPerSecond pcie_x16(int generation) {
     return units::BytesPerSecond{16.0 * gt_per_s * 1e9 * (128.0 / 130.0) / 8.0};
 }
 
+double default_message_latency_us(Fabric fabric) {
+    switch (fabric) {
+        case Fabric::efa: return kEfaP5LatencyUs;
+        case Fabric::tcp: return kTcpLatencyUs;
+        default: return kInfinibandMessageLatencyUs;
+    }
+}
+
 std::string unknown_name_message(std::string_view what, std::string_view given,
                                  const std::vector<std::string_view>& valid) {
     std::string message = "unknown " + std::string(what) + " '" + std::string(given) + "'";
