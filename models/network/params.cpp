@@ -1,5 +1,6 @@
 // Constants of the network model. prior_network_params() holds sourced starting values;
-// default_network_params() returns the priors until a fit replaces them.
+// default_network_params() holds the values fitted from data/nccl_measured.csv by
+// calibrate_network() (see data/fitted.csv, which lists the rows behind every value).
 #include "models/network/network.hpp"
 
 namespace rentsim::net {
@@ -40,8 +41,22 @@ NetworkParams prior_network_params() {
     return p;
 }
 
+// Fitted 2026-11-29 from data/nccl_measured.csv; each line names the rows it depends on.
 NetworkParams default_network_params() {
     NetworkParams p = prior_network_params();
+    p.nvlink3_efficiency = 0.739019;  // 9 rows (data/fitted.csv)
+    p.nvlink4_efficiency = 0.822351;  // 8 rows (data/fitted.csv)
+    p.nvls_efficiency = 0.680125;  // 8 rows (data/fitted.csv)
+    p.nvlink_copy_efficiency = 0.87793;  // P2P-002 P2P-003
+    p.tree_efficiency = 0.628416;  // NCC-026
+    p.infiniband_efficiency = 0.985211;  // 5 rows (data/fitted.csv)
+    p.efa_efficiency = 0.969015;  // P2P-001
+    p.nvlink_step_us.ll = 2.89732;  // NCC-001 NCC-002 NCC-009
+    p.nvlink_step_us.ll128 = 8.47293;  // NCC-003
+    p.nvlink_step_us.simple = 12.0058;  // 18 rows (data/fitted.csv)
+    p.nvls_latency_us = 72.8813;  // 8 rows (data/fitted.csv)
+    // No RoCE row: RoCE uses the same ConnectX NICs and verbs transport as InfiniBand.
+    p.roce_efficiency = p.infiniband_efficiency;
     return p;
 }
 
