@@ -181,11 +181,10 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
     };
     auto add_link = [&](int a, int b, LinkKind kind, units::BytesPerSecond bw, double latency_us) {
         for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-            const int id = static_cast<int>(t.links_.size());
-            auto [e, ok] = boost::add_edge(static_cast<Vertex>(from), static_cast<Vertex>(to),
-                                           Link{kind, bw, units::microseconds(latency_us), id}, g);
-            (void)ok;
-            t.links_.push_back(e);
+            const Link link{kind, bw, units::microseconds(latency_us), static_cast<int>(t.links_.size())};
+            boost::add_edge(static_cast<Vertex>(from), static_cast<Vertex>(to), link, g);
+            t.links_.push_back(link);
+            t.link_ends_.emplace_back(from, to);
         }
     };
 
@@ -280,9 +279,8 @@ int Topology::rails(int gpu) const {
     return static_cast<int>(gpu_nics_[gpu].size());
 }
 
-const Link& Topology::link(int id) const { return graph_[links_.at(static_cast<std::size_t>(id))]; }
-int Topology::link_source(int id) const { return static_cast<int>(boost::source(links_.at(static_cast<std::size_t>(id)), graph_)); }
-int Topology::link_target(int id) const { return static_cast<int>(boost::target(links_.at(static_cast<std::size_t>(id)), graph_)); }
+int Topology::link_source(int id) const { return link_ends_.at(static_cast<std::size_t>(id)).first; }
+int Topology::link_target(int id) const { return link_ends_.at(static_cast<std::size_t>(id)).second; }
 int Topology::gpu_vertex(int gpu) const {
     node_of(gpu);
     return gpu_vertex_[gpu];

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rentsim::net {
@@ -118,7 +119,7 @@ public:
     int rails(int gpu) const;
 
     std::size_t link_count() const { return links_.size(); }
-    const Link& link(int id) const;
+    const Link& link(int id) const { return links_.at(static_cast<std::size_t>(id)); }
     int link_source(int id) const;       // vertex index
     int link_target(int id) const;
     int gpu_vertex(int gpu) const;
@@ -147,7 +148,9 @@ private:
     int nodes_per_leaf_ = 1;
     double oversubscription_ = 1.0;
     units::BytesPerSecond leaf_uplink_{0.0};
-    std::vector<Graph::edge_descriptor> links_;
+    // Links by id, kept apart from the graph: edge descriptors do not survive copying a graph.
+    std::vector<Link> links_;
+    std::vector<std::pair<int, int>> link_ends_;
     std::vector<int> gpu_vertex_;
     std::vector<std::vector<int>> gpu_nics_;   // per GPU: NIC vertices in rail order
     std::vector<int> leaf_vertex_;
