@@ -435,9 +435,9 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows, const Ca
          "well the model can describe them, not how well it predicts unseen systems. Bandwidths are\n"
          "nccl-tests bus bandwidth in GB/s (algorithm bandwidth for the point-to-point rows). Sizes in\n"
          "italics are assumptions (the source does not state them; see data/nccl_rows.csv).\n\n";
-    s += fmt::format("Fit: {} parameters, root-mean-square log error {:.3f}, {} iterations.\n\n",
+    s += fmt::format("Fit: {} parameters, root-mean-square log error {:.3f}.\n\n",
                      std::count_if(fit.parameters.begin(), fit.parameters.end(), [](const FittedParameter& p) { return p.fitted; }),
-                     fit.rms_log_error, fit.iterations);
+                     fit.rms_log_error);
     s += "| id | op | bytes | gpus | algorithm | measured | predicted | error % |\n";
     s += "|---|---|---|---:|---|---:|---:|---:|\n";
     for (const ValidationRow& v : rows) {

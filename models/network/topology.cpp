@@ -98,7 +98,8 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
         }
         const detail::GpuInfo* gpu = detail::find_gpu(spec.gpu);
         if (gpu == nullptr) throw std::invalid_argument(detail::unknown_name_message("gpu", spec.gpu, gpu_names));
-        check(spec.gpus_per_node >= 1, fmt::format("gpus_per_node must be at least 1, got {}", spec.gpus_per_node));
+        check(spec.gpus_per_node >= 1 && spec.gpus_per_node <= 32,
+              fmt::format("gpus_per_node must be between 1 and 32, got {}", spec.gpus_per_node));
         design.gpu = spec.gpu;
         design.gpus_per_node = spec.gpus_per_node;
         design.pcie_generation = gpu->pcie_generation;
