@@ -421,7 +421,7 @@ std::string size_text(double bytes) {
         bytes /= 1024.0;
         ++u;
     }
-    return fmt::format("{:g} {}", bytes, units[u]);
+    return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:g} {}", bytes, units[u]);
 }
 }  // namespace
 
