@@ -16,7 +16,6 @@ namespace {
 
 // PyTorch DistributedDataParallel's gradient buckets: 25 MiB (`bucket_cap_mb`), and a first
 // bucket of 1 MiB (`_DEFAULT_FIRST_BUCKET_BYTES`) so that communication starts early.
-constexpr double ddp_bucket_bytes = 25.0 * 1024 * 1024;
 constexpr double ddp_first_bucket_bytes = 1.0 * 1024 * 1024;
 
 work::Workload build_workload(const WorkloadSpec& w) {
@@ -35,6 +34,8 @@ work::Workload build_workload(const WorkloadSpec& w) {
     return work::gpt(s, std::string(p->name));
 }
 
+}  // namespace
+
 net::TopologySpec topology_spec(const ClusterSpec& c) {
     net::TopologySpec t;
     t.preset = c.topology;
@@ -42,6 +43,8 @@ net::TopologySpec topology_spec(const ClusterSpec& c) {
     t.gpus_per_node = c.gpus_per_node;
     t.gpu = c.gpu;
     t.intra_node = c.intra_node;
+    t.oversubscription = c.oversubscription;
+    t.nodes_per_leaf = c.nodes_per_leaf;
     if (c.inter_node) {
         const auto& n = *c.inter_node;
         net::Fabric f = net::Fabric::infiniband;
@@ -52,6 +55,8 @@ net::TopologySpec topology_spec(const ClusterSpec& c) {
     }
     return t;
 }
+
+namespace {
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
 
@@ -125,7 +130,17 @@ Result run_scenario(const Scenario& s) {
     const compute::StepCost step = compute::plan_step(model, gpu, cfg);
 
     // Gradient buckets in the order backward produces them (last layer first).
-    const net::Network network(net::build_topology(topology_spec(s.cluster)));
+    const net::Network network = [&] {
+        try {
+            return net::Network(net::build_topology(topology_spec(s.cluster)));
+        } catch (const std::invalid_argument& e) {
+            throw InputError(s.file, "/cluster", e.what());
+        }
+    }();
+    const net::Algorithm algorithm = s.cluster.collective_algorithm == "auto"
+                                         ? net::Algorithm::automatic
+                                         : *net::parse_algorithm(s.cluster.collective_algorithm);
+    const double ddp_bucket_bytes = w.bucket_mb * 1024 * 1024;
     const double grad_elem = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     TrainingPlan plan;
     plan.iterations = r.iterations;
@@ -136,13 +151,13 @@ Result run_scenario(const Scenario& s) {
     plan.step_overhead = ns(units::seconds(gpu.calibration().step_overhead_s));
     double bucket_bytes = 0;
     units::Seconds bucket_time{};
-    double cap = ddp_first_bucket_bytes;
+    double cap = std::min(ddp_first_bucket_bytes, ddp_bucket_bytes);
     double largest_bucket = 0;
     const auto close_bucket = [&] {
         plan.bucket_bwd.push_back(ns(bucket_time));
         units::Seconds comm{};
         if (dp > 1 && bucket_bytes > 0) {
-            const auto est = network.collective(net::Collective::all_reduce, units::Bytes{bucket_bytes}, dp);
+            const auto est = network.collective(net::Collective::all_reduce, units::Bytes{bucket_bytes}, dp, algorithm);
             comm = est.time;
             if (bucket_bytes >= largest_bucket) {
                 largest_bucket = bucket_bytes;

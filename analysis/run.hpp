@@ -8,6 +8,7 @@
 
 #include "analysis/scenario.hpp"
 #include "models/compute/gpu_model.hpp"
+#include "models/network/network.hpp"
 
 namespace rentsim::analysis {
 
@@ -42,6 +43,9 @@ struct Result {
     std::uint64_t events = 0;
     std::uint64_t fingerprint = 0;
 };
+
+// The network the scenario's cluster describes.
+net::TopologySpec topology_spec(const ClusterSpec& c);
 
 // Loads the shipped calibration of a GPU, or the file a scenario names.
 compute::Calibration calibration_for(const Scenario& s);

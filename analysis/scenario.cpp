@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/json_reader.hpp"
+#include "models/network/network.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
@@ -17,6 +18,13 @@ constexpr std::string_view bert_tasks[] = {"pretraining", "squad"};
 constexpr std::string_view intra_kinds[] = {"nvlink", "pcie"};
 constexpr std::string_view fabrics[] = {"infiniband", "roce", "efa", "tcp"};
 constexpr std::string_view plans[] = {"on-demand"};
+constexpr std::string_view algorithms[] = {"auto", "ring", "tree", "hierarchical"};
+
+std::vector<std::string_view> topology_names() {
+    std::vector<std::string_view> out;
+    for (const auto& t : net::topology_presets()) out.push_back(t.name);
+    return out;
+}
 
 int to_int(const Value& v, std::int64_t x) {
     if (x > 1'000'000'000) v.fail("expected an integer up to 1000000000, got " + std::to_string(x));
@@ -54,7 +62,7 @@ Parallelism parse_parallelism(const Value& v) {
 }
 
 WorkloadSpec parse_workload(const Value& v) {
-    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "seq_len", "layers",
+    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb", "seq_len", "layers",
                  "hidden", "heads", "vocab", "ffn_hidden", "kv_heads", "parallelism", "dataset_samples", "epochs",
                  "samples", "tokens"});
     WorkloadSpec w;
@@ -121,6 +129,7 @@ WorkloadSpec parse_workload(const Value& v) {
         w.micro_batch = positive_int(o.at("micro_batch"));
     }
     if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x);
+    if (auto x = o.get("bucket_mb")) w.bucket_mb = x->as_positive_number();
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
     const int forms = int(o.has("dataset_samples")) + int(o.has("samples")) + int(o.has("tokens"));
@@ -154,7 +163,8 @@ InterNode parse_inter_node(const Value& v) {
 }
 
 ClusterSpec parse_cluster(const Value& v) {
-    Object o(v, {"gpu", "gpus", "gpus_per_node", "intra_node", "inter_node", "topology", "calibration"});
+    Object o(v, {"gpu", "gpus", "gpus_per_node", "intra_node", "inter_node", "topology", "calibration",
+                 "oversubscription", "nodes_per_leaf", "collective_algorithm"});
     ClusterSpec c;
     const auto names = gpu_names();
     c.gpu = o.at("gpu").as_name("GPU", names);
@@ -163,8 +173,31 @@ ClusterSpec parse_cluster(const Value& v) {
     if (c.gpus_per_node > 16) o.at("gpus_per_node").fail("expected at most 16 GPUs per node, got " + std::to_string(c.gpus_per_node));
     if (auto x = o.get("intra_node")) c.intra_node = x->as_name("intra-node link", intra_kinds);
     if (auto x = o.get("inter_node")) c.inter_node = parse_inter_node(*x);
-    if (auto x = o.get("topology")) c.topology = x->as_string();
     if (auto x = o.get("calibration")) c.calibration = x->as_string();
+    if (auto x = o.get("oversubscription")) {
+        c.oversubscription = x->as_positive_number();
+        if (c.oversubscription < 1.0) x->fail("expected an oversubscription ratio >= 1, got " + x->json().dump());
+    }
+    if (auto x = o.get("nodes_per_leaf")) c.nodes_per_leaf = positive_int(*x);
+    if (auto x = o.get("collective_algorithm")) c.collective_algorithm = x->as_name("collective algorithm", algorithms);
+    if (auto x = o.get("topology")) {
+        const auto presets = topology_names();
+        c.topology = x->as_name("topology preset", presets);
+        if (o.has("intra_node") || o.has("inter_node"))
+            x->fail("a topology preset fixes the node and the fabric: drop 'intra_node' and 'inter_node'");
+        net::TopologySpec spec;
+        spec.preset = c.topology;
+        spec.gpu = c.gpu;
+        try {
+            const auto t = net::build_topology(spec);
+            if (o.has("gpus_per_node") && c.gpus_per_node != t.gpus_per_node())
+                o.at("gpus_per_node").fail("preset '" + c.topology + "' has " + std::to_string(t.gpus_per_node()) +
+                                           " GPUs per node, not " + std::to_string(c.gpus_per_node));
+            c.gpus_per_node = t.gpus_per_node();
+        } catch (const std::invalid_argument& e) {
+            x->fail(e.what());
+        }
+    }
     const bool multi_node = c.gpus > c.gpus_per_node;
     if (multi_node && !c.inter_node && c.topology.empty())
         o.value().fail("a cluster of " + std::to_string(c.gpus) + " GPUs spans several nodes of " +

@@ -30,6 +30,7 @@ struct WorkloadSpec {
     int batch_per_gpu = 0;         // samples per GPU per optimizer step (data-parallel form)
     int global_batch = 0;          // samples per optimizer step (with micro_batch)
     int micro_batch = 0;
+    double bucket_mb = 25;         // gradient bucket size, MiB (PyTorch DDP bucket_cap_mb)
     Parallelism parallelism;
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens
@@ -49,6 +50,9 @@ struct ClusterSpec {
     std::string intra_node = "nvlink";  // nvlink or pcie
     std::optional<InterNode> inter_node;
     std::string topology;          // network preset name, or empty
+    double oversubscription = 1.0; // leaf-to-spine oversubscription of the fabric
+    int nodes_per_leaf = 0;        // nodes under one leaf switch (0: the preset's or one leaf)
+    std::string collective_algorithm = "auto";  // auto (as NCCL picks), ring, tree, hierarchical
     std::string calibration;       // path of a calibration file, or empty for the shipped one
 };
 

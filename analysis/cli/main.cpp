@@ -11,6 +11,9 @@
 #include "analysis/atomic_file.hpp"
 #include "analysis/calibrate.hpp"
 #include "analysis/calibration_io.hpp"
+#include "analysis/collective.hpp"
+#include "analysis/run.hpp"
+#include "models/network/network.hpp"
 #include "analysis/input_error.hpp"
 #include "analysis/report.hpp"
 #include "analysis/scenario.hpp"
@@ -80,9 +83,55 @@ int calibrate_command(const CalibrateOptions& o) {
     return 0;
 }
 
+struct CollectiveOptions {
+    std::string op = "all-reduce", size = "8:1GiB", topology, scenario, algorithm = "auto", out;
+    int gpus = 0;
+};
+
+int collective_command(const CollectiveOptions& o) {
+    const auto op = net::parse_collective(o.op);
+    if (!op) throw analysis::InputError("--op", "", "unknown collective '" + o.op +
+                                        "'; valid: all-reduce, reduce-scatter, all-gather, broadcast, all-to-all, send-recv");
+    net::Algorithm algo = net::Algorithm::automatic;
+    if (o.algorithm != "auto") {
+        auto a = net::parse_algorithm(o.algorithm);
+        if (!a) throw analysis::InputError("--algorithm", "", "unknown algorithm '" + o.algorithm +
+                                           "'; valid: auto, ring, tree, hierarchical, direct, nvls");
+        algo = *a;
+    }
+    if (o.topology.empty() == o.scenario.empty())
+        throw analysis::InputError("", "", "give exactly one of --topology PRESET and --scenario FILE");
+    net::TopologySpec spec;
+    std::string name = o.topology;
+    if (!o.scenario.empty()) {
+        const auto set = analysis::load_scenarios(o.scenario);
+        spec = analysis::topology_spec(set.points.front().cluster);
+        name = o.scenario;
+    } else {
+        spec.preset = o.topology;
+    }
+    if (o.gpus > 0) spec.gpus = o.gpus;
+    else if (o.scenario.empty()) throw analysis::InputError("--gpus", "", "expected a positive number of GPUs");
+    analysis::SizeRange sizes;
+    try {
+        sizes = analysis::parse_size_range(o.size);
+    } catch (const std::invalid_argument& e) {
+        throw analysis::InputError("--size", "", e.what());
+    }
+    net::Network network{net::build_topology(spec)};
+    if (network.topology().gpus() < spec.gpus)
+        throw analysis::InputError("--gpus", "", "the topology holds fewer GPUs than asked for");
+    const auto rows = analysis::collective_rows(network, *op, sizes, spec.gpus, algo);
+    std::cout << analysis::format_nccl_tests(rows, name);
+    if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::collective_rows_json(rows));
+    return 0;
+}
+
 int help_command(const std::string& topic) {
     if (topic == "gpus") {
         for (const auto& g : compute::gpu_catalog()) fmt::print("{:<16} {}\n", g.name, g.description);
+    } else if (topic == "topologies") {
+        for (const auto& t : net::topology_presets()) fmt::print("{:<12} {}\n", t.name, t.description);
     } else if (topic == "models") {
         for (const auto& m : work::model_names()) fmt::print("{:<12} {}\n", m.name, m.description);
     }
@@ -117,9 +166,21 @@ int main(int argc, char** argv) {
     cal_cmd->add_option("--out", cal.out, "write the calibration JSON here (default: standard output)");
     cal_cmd->add_option("--date", cal.date, "date recorded in the calibration (default: today, UTC)");
 
+    CollectiveOptions col;
+    auto* col_cmd = app.add_subcommand("collective", "estimate one collective over a range of sizes, nccl-tests style");
+    col_cmd->add_option("--op", col.op, "all-reduce, reduce-scatter, all-gather, broadcast, all-to-all, send-recv");
+    col_cmd->add_option("--size", col.size, "a size (1GiB) or a range MIN:MAX[:FACTOR] (default 8:1GiB)");
+    col_cmd->add_option("--gpus", col.gpus, "GPUs in the group (default: the scenario's)");
+    col_cmd->add_option("--topology", col.topology, "topology preset, see `rentsim list topologies`");
+    col_cmd->add_option("--scenario", col.scenario, "take the cluster of this scenario file");
+    col_cmd->add_option("--algorithm", col.algorithm, "auto (as NCCL chooses), ring, tree, hierarchical, direct, nvls");
+    col_cmd->add_option("--out", col.out, "write the rows as JSON");
+
     std::string topic;
-    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models");
-    help_cmd->add_option("what", topic, "gpus or models")->required()->check(CLI::IsMember({"gpus", "models"}));
+    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies");
+    help_cmd->add_option("what", topic, "gpus, models or topologies")
+        ->required()
+        ->check(CLI::IsMember({"gpus", "models", "topologies"}));
 
     try {
         app.parse(argc, argv);
@@ -132,6 +193,7 @@ int main(int argc, char** argv) {
         if (*sweep_cmd) return run_command(sweep);
         if (*help_cmd) return help_command(topic);
         if (*cal_cmd) return calibrate_command(cal);
+        if (*col_cmd) return collective_command(col);
     } catch (const analysis::InputError& e) {
         std::cerr << "rentsim: " << e.what() << "\n";
         return 2;

@@ -1,52 +1,592 @@
 #include "models/network/network.hpp"
 
+#include "models/network/presets.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <deque>
+#include <limits>
 #include <stdexcept>
 
-#include "models/compute/gpu.hpp"
-
 namespace rentsim::net {
+namespace {
 
-Topology build_topology(const TopologySpec& spec) {
-    if (!spec.preset.empty())
-        throw std::invalid_argument("unknown topology preset '" + spec.preset + "'; no presets are defined yet");
-    const auto& gpu = compute::find_gpu(spec.gpu);
-    Topology t;
-    t.gpus = spec.gpus;
-    t.gpus_per_node = spec.gpus_per_node;
-    const bool nvlink = spec.intra_node == "nvlink" && gpu.nvlink_gbps > 0;
-    t.intra_bw = units::gbytes_per_s(nvlink ? gpu.nvlink_gbps * nvlink_bus_efficiency : gpu.pcie_gbps * rdma_efficiency);
-    t.intra_latency = units::microseconds(intra_latency_us);
-    if (spec.inter_node) {
-        const auto& f = *spec.inter_node;
-        const double eff = f.fabric == Fabric::tcp ? tcp_efficiency : rdma_efficiency;
-        t.inter_bw = units::gbits_per_s(f.gbps_per_gpu * eff / spec.oversubscription);
-        t.inter_latency = units::microseconds(f.latency_us);
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Payload fraction of each protocol: LL sends 4 bytes of data with a 4-byte flag, LL128 keeps
+// 120 of 128 bytes and NCCL rates it at 0.92 (NVIDIA/nccl src/graph/tuning.cc @5067397: LL
+// "busBw * .5", LL128 "busBw * 0.92 /*120.0/128.0*/").
+constexpr double payload(Protocol p) { return p == Protocol::ll ? 0.5 : p == Protocol::ll128 ? 0.92 : 1.0; }
+
+// NCCL lowers the channel count while bytes < channels x threads x threshold (src/enqueue.cc);
+// threads per channel and bytes per thread from src/include/device.h and comm.h @5067397:
+// LL 512 x 8 B (times the ranks for ring LL), LL128 640 x 8 B, Simple 640 x 64 B.
+double channel_quantum(Protocol p, int ranks) {
+    switch (p) {
+        case Protocol::ll: return 512.0 * 8.0 * ranks;
+        case Protocol::ll128: return 640.0 * 8.0;
+        case Protocol::simple: return 640.0 * 64.0;
     }
-    return t;
+    return 1.0;
+}
+// Bandwidth one channel can carry: NCCL's per-link NVLink figure for SM70/SM80, 20 GB/s
+// (src/graph/topo.h @5067397, SM80_NVLINK_BW).
+constexpr double kChannelBw = 20e9;
+constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h
+
+int ceil_log2(int x) {
+    int r = 0;
+    while ((1 << r) < x) ++r;
+    return r;
 }
 
-CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gpus, Algorithm) const {
-    if (op != Collective::all_reduce)
-        throw std::invalid_argument("collective '" + std::string(to_string(op)) + "' is not modelled yet");
-    CollectiveEstimate e;
-    if (gpus <= 1) return e;
-    const double n = gpus;
-    const bool multi_node = gpus > t_.gpus_per_node;
-    if (multi_node && t_.inter_bw.value <= 0)
-        throw std::invalid_argument("a group spanning nodes needs an inter-node fabric");
-    const auto bw = multi_node ? units::min(t_.intra_bw, t_.inter_bw) : t_.intra_bw;
-    const auto lat = multi_node ? units::max(t_.intra_latency, t_.inter_latency) : t_.intra_latency;
-    const double steps = 2.0 * (n - 1.0);
-    e.time = bytes * (steps / n) / bw + lat * steps;
-    e.algorithm = Algorithm::ring;
-    e.algbw_gbps = bytes.value / e.time.value / 1e9;
-    e.busbw_gbps = e.algbw_gbps * steps / n;
-    return e;
+void check(bool ok, const std::string& message) {
+    if (!ok) throw std::invalid_argument(message);
 }
 
-std::string_view to_string(Collective c) {
-    switch (c) {
+struct IntraLevel {
+    double bw = kInf;    // raw bytes/s each GPU can push around the best ring of this subset
+    bool nvlink = true;  // whether that ring's bottleneck is NVLink (else PCIe / CPU links)
+};
+
+// Max flow from a set of GPUs to the leaf switch inside one node: how fast the node can send
+// into the fabric. Edmonds-Karp on the node's graph; NVLink and other GPUs do not forward.
+double node_egress(const Topology& one, std::uint32_t mask) {
+    const Graph& g = one.graph();
+    const std::size_t n = boost::num_vertices(g);
+    const std::size_t source = n;
+    const std::size_t vertices = n + 1;
+    std::vector<double> cap(vertices * vertices, 0.0);
+    int sink = -1;
+    for (auto [e, end] = boost::edges(g); e != end; ++e) {
+        const Link& l = g[*e];
+        const auto s = boost::source(*e, g);
+        const auto t = boost::target(*e, g);
+        if (l.kind == LinkKind::nvlink) continue;
+        if (g[s].kind == DeviceKind::gpu && !((mask >> g[s].index) & 1u)) continue;
+        if (g[t].kind == DeviceKind::gpu) continue;
+        if (l.kind == LinkKind::network && g[t].kind != DeviceKind::leaf_switch) continue;
+        if (g[t].kind == DeviceKind::leaf_switch) sink = static_cast<int>(t);
+        cap[s * vertices + t] += l.bandwidth.value;
+    }
+    if (sink < 0) return 0.0;
+    for (std::size_t v = 0; v < n; ++v)
+        if (g[v].kind == DeviceKind::gpu && ((mask >> g[v].index) & 1u)) cap[source * vertices + v] = kInf;
+    double flow = 0.0;
+    std::vector<int> parent(vertices);
+    for (;;) {
+        std::fill(parent.begin(), parent.end(), -1);
+        parent[source] = static_cast<int>(source);
+        std::deque<std::size_t> queue{source};
+        while (!queue.empty() && parent[static_cast<std::size_t>(sink)] < 0) {
+            const std::size_t u = queue.front();
+            queue.pop_front();
+            for (std::size_t v = 0; v < vertices; ++v)
+                if (parent[v] < 0 && cap[u * vertices + v] > 1e-9) {
+                    parent[v] = static_cast<int>(u);
+                    queue.push_back(v);
+                }
+        }
+        if (parent[static_cast<std::size_t>(sink)] < 0) break;
+        double push = kInf;
+        for (std::size_t v = static_cast<std::size_t>(sink); v != source; v = static_cast<std::size_t>(parent[v]))
+            push = std::min(push, cap[static_cast<std::size_t>(parent[v]) * vertices + v]);
+        for (std::size_t v = static_cast<std::size_t>(sink); v != source; v = static_cast<std::size_t>(parent[v])) {
+            const auto u = static_cast<std::size_t>(parent[v]);
+            cap[u * vertices + v] -= push;
+            cap[v * vertices + u] += push;
+        }
+        flow += push;
+    }
+    return flow;
+}
+
+// Whether the GPUs of `mask` can be ordered into a ring whose every hop is an NVLink path
+// (a Hamiltonian cycle of the NVLink adjacency; Held-Karp over at most 8 GPUs).
+bool nvlink_ring_exists(const NodeDesign& d, std::uint32_t mask) {
+    std::vector<int> members;
+    for (int i = 0; i < 32; ++i)
+        if ((mask >> i) & 1u) members.push_back(i);
+    const int s = static_cast<int>(members.size());
+    if (d.intra == IntraNode::nvswitch) return true;
+    if (d.intra != IntraNode::nvlink_mesh) return false;
+    std::vector<std::vector<bool>> adj(static_cast<std::size_t>(s), std::vector<bool>(static_cast<std::size_t>(s), false));
+    for (const NodeDesign::MeshLink& m : d.mesh)
+        for (int i = 0; i < s; ++i)
+            for (int j = 0; j < s; ++j)
+                if ((members[i] == m.a && members[j] == m.b) || (members[i] == m.b && members[j] == m.a))
+                    adj[i][j] = true;
+    if (s == 2) return adj[0][1];
+    const std::size_t full = (std::size_t{1} << s);
+    std::vector<std::vector<bool>> reach(full, std::vector<bool>(static_cast<std::size_t>(s), false));
+    reach[1][0] = true;
+    for (std::size_t sub = 1; sub < full; ++sub)
+        for (int v = 0; v < s; ++v) {
+            if (!reach[sub][v]) continue;
+            for (int w = 0; w < s; ++w)
+                if (!((sub >> w) & 1u) && adj[v][w]) reach[sub | (std::size_t{1} << w)][w] = true;
+        }
+    for (int v = 1; v < s; ++v)
+        if (reach[full - 1][v] && adj[v][0]) return true;
+    return false;
+}
+
+IntraLevel intra_level(const Topology& one, std::uint32_t mask) {
+    const int s = std::popcount(mask);
+    if (s < 2) return {};
+    const NodeDesign& d = one.design();
+    const Graph& g = one.graph();
+    if (nvlink_ring_exists(d, mask)) {
+        // NCCL lays several rings over every NVLink of a GPU: the bound is what each GPU can send
+        // to the others over NVLink (a cut bound, reached by the DGX-1 mesh's three rings).
+        double bw = kInf;
+        for (int local = 0; local < d.gpus_per_node; ++local) {
+            if (!((mask >> local) & 1u)) continue;
+            double out = 0.0;
+            const auto v = static_cast<Graph::vertex_descriptor>(one.gpu_vertex(local));
+            for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+                if (g[*e].kind != LinkKind::nvlink) continue;
+                const Device& t = g[boost::target(*e, g)];
+                if (t.kind == DeviceKind::nvswitch || (t.kind == DeviceKind::gpu && ((mask >> t.index) & 1u)))
+                    out += g[*e].bandwidth.value;
+            }
+            bw = std::min(bw, out);
+        }
+        return {bw, true};
+    }
+    // Otherwise one ring in index order over shortest routes; a link that k hops share gives each
+    // hop 1/k of its rate.
+    std::vector<int> order;
+    for (int i = 0; i < d.gpus_per_node; ++i)
+        if ((mask >> i) & 1u) order.push_back(i);
+    std::vector<int> uses(one.link_count(), 0);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        for (int id : one.route(order[i], order[(i + 1) % order.size()])) ++uses[static_cast<std::size_t>(id)];
+    IntraLevel level{kInf, true};
+    for (std::size_t id = 0; id < uses.size(); ++id) {
+        if (uses[id] == 0) continue;
+        const Link& l = one.link(static_cast<int>(id));
+        const double bw = l.bandwidth.value / uses[id];
+        if (bw < level.bw) level.bw = bw;
+        if (l.kind != LinkKind::nvlink) level.nvlink = false;
+    }
+    return level;
+}
+
+struct PairInfo {
+    double bw = kInf;
+    LinkKind kind = LinkKind::nvlink;
+    double latency_s = 0.0;
+};
+
+PairInfo pair_info(const Topology& t, int a, int b) {
+    PairInfo p;
+    if (a == b) return p;
+    for (int id : t.route(a, b)) {
+        const Link& l = t.link(id);
+        if (l.bandwidth.value < p.bw) {
+            p.bw = l.bandwidth.value;
+            p.kind = l.kind;
+        }
+        p.latency_s += l.latency.value;
+    }
+    return p;
+}
+
+}  // namespace
+
+// Everything collective() needs, computed once per topology.
+struct Network::Geometry {
+    Topology topology;
+    int per_node = 1;
+    bool every_mask = true;               // tables hold every subset, else prefixes only
+    std::vector<IntraLevel> intra;        // by mask (or by prefix size)
+    std::vector<double> egress;           // raw node egress by mask (or prefix size)
+    std::vector<PairInfo> pair_intra;     // per_node x per_node, same node
+    std::vector<PairInfo> pair_inter;     // per_node x per_node, local a on one node, local b on another
+    bool nvls = false;
+    int nvlink_generation = 0;
+    double nvlink_per_gpu = 0.0;
+    Fabric fabric = Fabric::infiniband;
+    double message_latency_us = 0.0;
+    bool rdma = true;
+    double leaf_uplink = kInf;
+    double spine_hop_us = 0.0;
+
+    std::size_t slot(std::uint32_t mask) const {
+        return every_mask ? mask : static_cast<std::size_t>(std::popcount(mask));
+    }
+};
+
+// The ranks of one call, reduced to what the formulas need.
+struct Network::Group {
+    int ranks = 0;
+    int nodes = 0;
+    int per_node = 0;          // most ranks on one node
+    IntraLevel intra;          // worst node
+    double egress = kInf;      // worst node, raw
+    int leaves = 1;            // leaves the group spans
+    double a2a_spine_share = 0.0;  // max over leaves of n_leaf x (nodes - n_leaf)
+    std::vector<int> order;    // ranks in ring order (only filled for direct send-recv)
+};
+
+double NetworkParams::efficiency(Fabric fabric) const {
+    switch (fabric) {
+        case Fabric::nvlink: throw std::invalid_argument("NVLink efficiency depends on the generation");
+        case Fabric::pcie: return pcie_efficiency;
+        case Fabric::infiniband: return infiniband_efficiency;
+        case Fabric::roce: return roce_efficiency;
+        case Fabric::efa: return efa_efficiency;
+        case Fabric::tcp: return tcp_efficiency;
+    }
+    return 1.0;
+}
+
+double NetworkParams::nvlink_efficiency(int generation) const {
+    return generation <= 2 ? nvlink2_efficiency : generation == 3 ? nvlink3_efficiency : nvlink4_efficiency;
+}
+
+double busbw_factor(Collective op, int ranks) {
+    if (ranks <= 1) return op == Collective::broadcast || op == Collective::send_recv ? 1.0 : 0.0;
+    const double n = ranks;
+    switch (op) {
+        case Collective::all_reduce: return 2.0 * (n - 1.0) / n;
+        case Collective::reduce_scatter:
+        case Collective::all_gather:
+        case Collective::all_to_all: return (n - 1.0) / n;
+        case Collective::broadcast:
+        case Collective::send_recv: return 1.0;
+    }
+    return 1.0;
+}
+
+Network::Network(Topology topology, NetworkParams params) : params_(params) {
+    auto g = std::make_shared<Geometry>();
+    const NodeDesign& d = topology.design();
+    g->per_node = d.gpus_per_node;
+    const Topology one = topology.with_nodes(1);
+    // Every subset up to 8 GPUs per node (256 entries); beyond that, prefixes of each size.
+    g->every_mask = d.gpus_per_node <= 8;
+    if (g->every_mask) {
+        const std::uint32_t count = 1u << d.gpus_per_node;
+        g->intra.resize(count);
+        g->egress.resize(count);
+        for (std::uint32_t mask = 1; mask < count; ++mask) {
+            g->intra[mask] = intra_level(one, mask);
+            g->egress[mask] = node_egress(one, mask);
+        }
+    } else {
+        g->intra.resize(static_cast<std::size_t>(d.gpus_per_node) + 1);
+        g->egress.resize(static_cast<std::size_t>(d.gpus_per_node) + 1);
+        for (int s = 1; s <= d.gpus_per_node; ++s) {
+            const std::uint32_t mask = (s == 32) ? ~0u : ((1u << s) - 1u);
+            g->intra[static_cast<std::size_t>(s)] = intra_level(one, mask);
+            g->egress[static_cast<std::size_t>(s)] = node_egress(one, mask);
+        }
+    }
+    const auto pn = static_cast<std::size_t>(d.gpus_per_node);
+    g->pair_intra.resize(pn * pn);
+    for (int a = 0; a < d.gpus_per_node; ++a)
+        for (int b = 0; b < d.gpus_per_node; ++b) g->pair_intra[a * pn + b] = pair_info(one, a, b);
+    if (d.nics > 0) {
+        const Topology two = topology.with_nodes(2);
+        g->pair_inter.resize(pn * pn);
+        for (int a = 0; a < d.gpus_per_node; ++a)
+            for (int b = 0; b < d.gpus_per_node; ++b)
+                g->pair_inter[a * pn + b] = pair_info(two, a, d.gpus_per_node + b);
+    }
+    g->nvls = d.intra == IntraNode::nvswitch && d.nvlink_generation >= 4;
+    g->nvlink_generation = d.nvlink_generation;
+    g->nvlink_per_gpu = d.nvlink_per_gpu.value;
+    g->fabric = d.fabric;
+    g->message_latency_us = d.nic_latency_us;
+    g->rdma = d.fabric != Fabric::tcp;
+    if (topology.leaves() > 1) {
+        g->leaf_uplink = topology.leaf_uplink().value;
+        g->spine_hop_us = d.fabric == Fabric::infiniband ? detail::kInfinibandSwitchHopUs : 0.0;
+    }
+    g->topology = std::move(topology);
+    geometry_ = std::move(g);
+}
+
+const Topology& Network::topology() const { return geometry_->topology; }
+
+Network Network::with_params(const NetworkParams& params) const {
+    Network copy = *this;
+    copy.params_ = params;
+    return copy;
+}
+
+CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gpus, Algorithm algo) const {
+    const Geometry& g = *geometry_;
+    const Topology& t = g.topology;
+    check(gpus >= 1 && gpus <= t.gpus(),
+          fmt::format("collective over {} gpus, but the topology has {}", gpus, t.gpus()));
+    check(bytes.value >= 0.0, "collective size must not be negative");
+    Group group;
+    group.ranks = gpus;
+    group.nodes = (gpus + g.per_node - 1) / g.per_node;
+    group.per_node = std::min(gpus, g.per_node);
+    auto prefix = [](int s) { return s >= 32 ? ~0u : ((1u << s) - 1u); };
+    const int last = gpus - (group.nodes - 1) * g.per_node;
+    for (int s : {group.per_node, last}) {
+        const IntraLevel& level = g.intra[g.slot(prefix(s))];
+        if (level.bw < group.intra.bw) group.intra = level;
+        group.egress = std::min(group.egress, g.egress[g.slot(prefix(s))]);
+    }
+    const int per_leaf = t.nodes_per_leaf();
+    group.leaves = (group.nodes - 1) / per_leaf + 1;
+    if (group.leaves > 1) {
+        const int full = group.nodes / per_leaf;
+        const int rest = group.nodes - full * per_leaf;
+        double share = full > 0 ? double(per_leaf) * (group.nodes - per_leaf) : 0.0;
+        if (rest > 0) share = std::max(share, double(rest) * (group.nodes - rest));
+        group.a2a_spine_share = share;
+    }
+    if (op == Collective::send_recv && algo == Algorithm::direct)
+        for (int r = 0; r < gpus; ++r) group.order.push_back(r);
+    return estimate(op, bytes.value, group, algo);
+}
+
+CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::span<const int> ranks,
+                                       Algorithm algo) const {
+    const Geometry& g = *geometry_;
+    const Topology& t = g.topology;
+    check(!ranks.empty(), "collective needs at least one rank");
+    check(bytes.value >= 0.0, "collective size must not be negative");
+    std::vector<int> sorted(ranks.begin(), ranks.end());
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        check(sorted[i] >= 0 && sorted[i] < t.gpus(),
+              fmt::format("rank {} is not a GPU of the topology (0..{})", sorted[i], t.gpus() - 1));
+        check(i == 0 || sorted[i] != sorted[i - 1], fmt::format("rank {} listed twice", sorted[i]));
+    }
+    Group group;
+    group.ranks = static_cast<int>(sorted.size());
+    std::vector<int> nodes_per_leaf_count;
+    std::size_t i = 0;
+    while (i < sorted.size()) {
+        const int node = sorted[i] / g.per_node;
+        std::uint32_t mask = 0;
+        int count = 0;
+        for (; i < sorted.size() && sorted[i] / g.per_node == node; ++i) {
+            mask |= 1u << (sorted[i] - node * g.per_node);
+            ++count;
+        }
+        ++group.nodes;
+        group.per_node = std::max(group.per_node, count);
+        const IntraLevel& level = g.intra[g.slot(mask)];
+        if (level.bw < group.intra.bw) group.intra = level;
+        group.egress = std::min(group.egress, g.egress[g.slot(mask)]);
+        const auto leaf = static_cast<std::size_t>(t.leaf_of_node(node));
+        if (nodes_per_leaf_count.size() <= leaf) nodes_per_leaf_count.resize(leaf + 1, 0);
+        ++nodes_per_leaf_count[leaf];
+    }
+    for (int c : nodes_per_leaf_count)
+        if (c > 0) {
+            group.a2a_spine_share = std::max(group.a2a_spine_share, double(c) * (group.nodes - c));
+        }
+    group.leaves = static_cast<int>(std::count_if(nodes_per_leaf_count.begin(), nodes_per_leaf_count.end(),
+                                                  [](int c) { return c > 0; }));
+    if (group.leaves <= 1) group.a2a_spine_share = 0.0;
+    if (op == Collective::send_recv && algo == Algorithm::direct) group.order = sorted;
+    return estimate(op, bytes.value, group, algo);
+}
+
+CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& group, Algorithm algo) const {
+    const Geometry& g = *geometry_;
+    const NetworkParams& p = params_;
+    const int n = group.ranks;
+    const int m = group.nodes;
+    const int k = group.per_node;
+    CollectiveEstimate best;
+    best.algorithm = algo == Algorithm::automatic ? Algorithm::ring : algo;
+    if (n <= 1) return best;  // one rank moves nothing
+
+    const double eta_intra = group.intra.nvlink ? p.nvlink_efficiency(g.nvlink_generation) : p.pcie_efficiency;
+    const double eta_net = p.efficiency(g.fabric);
+    const double b_intra = k > 1 ? group.intra.bw * eta_intra : kInf;
+    const double spine = group.leaves > 1 ? g.leaf_uplink : kInf;
+    const double b_net = m > 1 ? std::min(group.egress, spine) * eta_net : kInf;
+    const double extra_net_us = std::max(0.0, g.message_latency_us - detail::kInfinibandMessageLatencyUs) +
+                                (group.leaves > 1 ? 2.0 * g.spine_hop_us : 0.0);
+    const ProtocolTimes& intra_step = group.intra.nvlink ? p.nvlink_step_us : p.pcie_step_us;
+    auto step_intra = [&](Protocol pr) { return intra_step[pr]; };
+    auto step_net = [&](Protocol pr) { return p.net_step_us[pr] + extra_net_us; };
+    const bool ll128 = (k == 1 || group.intra.nvlink) && (m == 1 || g.rdma);
+
+    best.time = units::Seconds{kInf};
+    auto consider = [&](Algorithm a, Protocol pr, double latency_us, double seconds_bw, double busbw_raw) {
+        const double time = latency_us * 1e-6 + seconds_bw;
+        if (time < best.time.value) {
+            best.time = units::Seconds{time};
+            best.algorithm = a;
+            best.protocol = pr;
+            best.latency = units::microseconds(latency_us);
+            const double quanta = std::max(1.0, std::floor(bytes / channel_quantum(pr, n)));
+            const double wanted = std::clamp(std::ceil(busbw_raw / kChannelBw), 1.0, double(kMaxChannels));
+            best.channels = static_cast<int>(std::min(wanted, quanta));
+        }
+    };
+    // A message too small to fill every channel runs on fewer: at most `quanta` channels.
+    auto capped = [&](double bw, Protocol pr) {
+        const double quanta = std::max(1.0, std::floor(bytes / channel_quantum(pr, n)));
+        return std::min(bw * payload(pr), quanta * kChannelBw * payload(pr));
+    };
+    const std::array<Protocol, 3> all{Protocol::ll, Protocol::ll128, Protocol::simple};
+    auto allowed = [&](Protocol pr) { return pr != Protocol::ll128 || ll128; };
+
+    auto ring = [&] {
+        int steps = 0, inter_steps = 0;
+        double factor = 1.0;
+        switch (op) {
+            case Collective::all_reduce: steps = 2 * (n - 1); inter_steps = 2 * (m - 1); factor = 2.0 * (n - 1) / n; break;
+            case Collective::reduce_scatter:
+            case Collective::all_gather: steps = n - 1; inter_steps = m - 1; factor = double(n - 1) / n; break;
+            case Collective::broadcast: steps = n - 1; inter_steps = m - 1; factor = 1.0; break;
+            case Collective::send_recv: steps = 1; inter_steps = m > 1 ? 1 : 0; factor = 1.0; break;
+            case Collective::all_to_all: return;
+        }
+        const double busbw = std::min(b_intra, b_net);
+        for (Protocol pr : all) {
+            if (!allowed(pr)) continue;
+            const double lat = p.base_us[pr] + (steps - inter_steps) * step_intra(pr) + inter_steps * step_net(pr);
+            consider(Algorithm::ring, pr, lat, factor * bytes / capped(busbw, pr), busbw);
+        }
+    };
+    // Double binary tree: a chain inside each node and binary trees across nodes. Each interior
+    // rank moves the message twice per direction (up and down), so the ideal algorithm bandwidth
+    // is half the link rate; with two nodes each node exchanges the message only once.
+    auto tree = [&] {
+        const double node_part = m > 1 ? b_net / (m == 2 ? 1.0 : 2.0) : kInf;
+        const double algbw = p.tree_efficiency * std::min(b_intra / 2.0, node_part);
+        for (Protocol pr : all) {
+            if (!allowed(pr)) continue;
+            const double lat = p.base_us[pr] + 2.0 * ((k - 1) * step_intra(pr) + ceil_log2(m) * step_net(pr));
+            consider(Algorithm::tree, pr, lat, bytes / (capped(2.0 * algbw, pr) / 2.0), 2.0 * algbw);
+        }
+    };
+    // Reduce-scatter inside nodes, all-reduce of each shard across nodes (k concurrent rings
+    // sharing the node's NICs), all-gather inside nodes; the three phases run one after another.
+    auto hierarchical = [&] {
+        for (Protocol pr : all) {
+            if (!allowed(pr)) continue;
+            const double lat = p.base_us[pr] + 2.0 * (k - 1) * step_intra(pr) + 2.0 * (m - 1) * step_net(pr);
+            const double seconds = 2.0 * (k - 1) / k * bytes / capped(b_intra, pr) +
+                                   2.0 * (m - 1) / m * bytes / capped(b_net, pr);
+            consider(Algorithm::hierarchical, pr, lat, seconds, std::min(b_intra, b_net));
+        }
+    };
+    // NVLink SHARP: each GPU reads its shard reduced by the switch and multicasts the result, so
+    // it sends and receives bytes x (1 + 1/k) over its NVLinks. Simple protocol only.
+    auto nvls = [&] {
+        const double bw = g.nvlink_per_gpu * p.nvls_efficiency;
+        consider(Algorithm::nvls, Protocol::simple, p.nvls_latency_us, bytes * (k + 1.0) / k / bw, bw);
+    };
+    // All-to-all: every rank sends bytes/n to every other rank at once; the slowest of the GPU
+    // links, the node's NICs and the leaf uplinks sets the time.
+    auto all_to_all = [&] {
+        const double intra_bytes = double(k - 1) / n * bytes;
+        const double node_bytes = double(k) * (n - k) / n * bytes;
+        const double spine_bytes = group.a2a_spine_share * k * k / n * bytes;
+        for (Protocol pr : {Protocol::ll, Protocol::simple}) {
+            double seconds = k > 1 ? intra_bytes / capped(b_intra, pr) : 0.0;
+            if (m > 1) seconds = std::max(seconds, node_bytes / capped(group.egress * eta_net, pr));
+            if (group.leaves > 1) seconds = std::max(seconds, spine_bytes / capped(g.leaf_uplink * eta_net, pr));
+            const double lat = p.base_us[pr] + (m > 1 ? step_net(pr) : step_intra(pr));
+            consider(Algorithm::direct, pr, lat, seconds, std::min(b_intra, b_net));
+        }
+    };
+    // Copies along single routes between consecutive ranks (copy engines, one RDMA queue).
+    auto direct_copy = [&] {
+        double bw = kInf, latency_s = 0.0;
+        const auto pn = static_cast<std::size_t>(g.per_node);
+        for (std::size_t i = 0; i < group.order.size(); ++i) {
+            const int a = group.order[i];
+            const int b = group.order[(i + 1) % group.order.size()];
+            if (group.order.size() == 2 && i == 1) break;
+            const bool same = a / g.per_node == b / g.per_node;
+            const auto la = static_cast<std::size_t>(a % g.per_node);
+            const auto lb = static_cast<std::size_t>(b % g.per_node);
+            PairInfo pair = same ? g.pair_intra[la * pn + lb] : g.pair_inter[la * pn + lb];
+            if (!same && g.topology.leaf_of_node(a / g.per_node) != g.topology.leaf_of_node(b / g.per_node)) {
+                if (g.leaf_uplink < pair.bw) {
+                    pair.bw = g.leaf_uplink;
+                    pair.kind = LinkKind::network;
+                }
+                pair.latency_s += 2e-6 * g.spine_hop_us;
+            }
+            const double eta = pair.kind == LinkKind::nvlink    ? p.nvlink_copy_efficiency
+                               : pair.kind == LinkKind::network ? eta_net
+                                                                : p.pcie_efficiency;
+            bw = std::min(bw, pair.bw * eta);
+            latency_s = std::max(latency_s, pair.latency_s);
+        }
+        consider(Algorithm::direct, Protocol::simple, latency_s * 1e6, bytes / bw, bw);
+        best.channels = 1;
+    };
+
+    auto not_applicable = [&](std::string_view valid) {
+        throw std::invalid_argument(fmt::format("algorithm {} does not apply to {} over {} ranks on {} node(s); valid: {}",
+                                                to_string(algo), to_string(op), n, m, valid));
+    };
+    switch (op) {
+        case Collective::all_reduce: {
+            const bool hier_ok = m >= 2 && k >= 2;
+            const bool nvls_ok = g.nvls && m == 1 && k >= 2;
+            std::string valid = "automatic, ring, tree";
+            if (hier_ok) valid += ", hierarchical";
+            if (nvls_ok) valid += ", nvls";
+            switch (algo) {
+                case Algorithm::automatic:
+                    ring();
+                    tree();
+                    if (hier_ok) hierarchical();
+                    if (nvls_ok) nvls();
+                    break;
+                case Algorithm::ring: ring(); break;
+                case Algorithm::tree: tree(); break;
+                case Algorithm::hierarchical: hier_ok ? hierarchical() : not_applicable(valid); break;
+                case Algorithm::nvls: nvls_ok ? nvls() : not_applicable(valid); break;
+                case Algorithm::direct: not_applicable(valid); break;
+            }
+            break;
+        }
+        case Collective::reduce_scatter:
+        case Collective::all_gather:
+        case Collective::broadcast:
+            if (algo != Algorithm::automatic && algo != Algorithm::ring) not_applicable("automatic, ring");
+            ring();
+            break;
+        case Collective::all_to_all:
+            if (algo != Algorithm::automatic && algo != Algorithm::direct) not_applicable("automatic, direct");
+            all_to_all();
+            break;
+        case Collective::send_recv:
+            if (algo == Algorithm::direct) {
+                direct_copy();
+            } else {
+                if (algo != Algorithm::automatic && algo != Algorithm::ring) not_applicable("automatic, ring, direct");
+                ring();
+            }
+            break;
+    }
+    best.algbw_gbps = best.time.value > 0.0 ? bytes / best.time.value / 1e9 : 0.0;
+    best.busbw_gbps = best.algbw_gbps * busbw_factor(op, n);
+    if (g.fabric == Fabric::tcp && m > 1) {
+        // Bytes each node sends and receives over TCP: the busbw-normalised volume, both ways.
+        const double node_bytes = 2.0 * bytes * busbw_factor(op, n);
+        best.cpu_ghz_seconds = node_bytes * 8.0 / 1e9 * p.tcp_cpu_ghz_per_gbps;
+    }
+    return best;
+}
+
+std::string_view to_string(Collective op) {
+    switch (op) {
         case Collective::all_reduce: return "all-reduce";
         case Collective::reduce_scatter: return "reduce-scatter";
         case Collective::all_gather: return "all-gather";
@@ -57,16 +597,39 @@ std::string_view to_string(Collective c) {
     return "?";
 }
 
-std::string_view to_string(Fabric f) {
-    switch (f) {
-        case Fabric::nvlink: return "nvlink";
-        case Fabric::pcie: return "pcie";
-        case Fabric::infiniband: return "infiniband";
-        case Fabric::roce: return "roce";
-        case Fabric::efa: return "efa";
-        case Fabric::tcp: return "tcp";
+std::string_view to_string(Algorithm algo) {
+    switch (algo) {
+        case Algorithm::automatic: return "automatic";
+        case Algorithm::ring: return "ring";
+        case Algorithm::tree: return "tree";
+        case Algorithm::hierarchical: return "hierarchical";
+        case Algorithm::direct: return "direct";
+        case Algorithm::nvls: return "nvls";
     }
     return "?";
+}
+
+std::string_view to_string(Protocol protocol) {
+    switch (protocol) {
+        case Protocol::ll: return "LL";
+        case Protocol::ll128: return "LL128";
+        case Protocol::simple: return "Simple";
+    }
+    return "?";
+}
+
+std::optional<Collective> parse_collective(std::string_view text) {
+    for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
+                         Collective::broadcast, Collective::all_to_all, Collective::send_recv})
+        if (to_string(c) == text) return c;
+    return std::nullopt;
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view text) {
+    for (Algorithm a : {Algorithm::automatic, Algorithm::ring, Algorithm::tree, Algorithm::hierarchical,
+                        Algorithm::direct, Algorithm::nvls})
+        if (to_string(a) == text) return a;
+    return std::nullopt;
 }
 
 }  // namespace rentsim::net

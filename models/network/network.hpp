@@ -1,88 +1,118 @@
-// Analytic network model: the time of a collective over a cluster of identical nodes.
-//
-//   node 0: GPU0 .. GPU7 --NVLink/NVSwitch or PCIe-- | fabric (IB/RoCE/EFA/TCP) | node 1 ...
-//
-// A ring all-reduce moves 2 (n-1)/n of the message through every GPU's slowest link (NVLink
-// inside one node; the GPU's share of the NICs once the ring crosses nodes) and pays one
-// hop latency per step, as NCCL's ring does (2 (n-1) steps). Achievable fractions of the
-// line rates come from measured rows (models/network/README.md).
+// Analytic model of NCCL collectives over a Topology. For each algorithm and protocol the time is
+// latency + bytes / bandwidth, and the automatic choice takes the fastest, as NCCL's tuning model
+// does. Bandwidths and latencies per level (inside a node, across nodes, across the spine) are
+// precomputed from the graph when the Network is built, so collective() does no graph search.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <string_view>
-
+#include "models/network/topology.hpp"
 #include "models/units.hpp"
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
 
 namespace rentsim::net {
 
 enum class Collective { all_reduce, reduce_scatter, all_gather, broadcast, all_to_all, send_recv };
-enum class Fabric { nvlink, pcie, infiniband, roce, efa, tcp };
-enum class Algorithm { automatic, ring, tree, hierarchical, direct };
+// direct: all-to-all and point-to-point copies along single routes. nvls: NVLink SHARP all-reduce
+// in the NVSwitch (H100/H200 class, one node).
+enum class Algorithm { automatic, ring, tree, hierarchical, direct, nvls };
+// NCCL's wire protocols: LL (8-byte lines, half payload), LL128 (128-byte lines), Simple.
+enum class Protocol { ll, ll128, simple };
 
-struct FabricSpec {
-    Fabric fabric;
-    double gbps_per_gpu;  // line rate per GPU, Gb/s
-    double latency_us;    // one-way message latency
+// One value per protocol, in microseconds.
+struct ProtocolTimes {
+    double ll = 0.0;
+    double ll128 = 0.0;
+    double simple = 0.0;
+    double operator[](Protocol p) const { return p == Protocol::ll ? ll : p == Protocol::ll128 ? ll128 : simple; }
 };
 
-struct TopologySpec {
-    std::string preset;            // reserved for named topologies; empty
-    int gpus = 1;
-    int gpus_per_node = 8;
-    std::string gpu;               // catalog GPU name: picks the NVLink or PCIe bandwidth
-    std::string intra_node = "nvlink";
-    std::optional<FabricSpec> inter_node;
-    double oversubscription = 1.0;
+// Constants of the model. Efficiencies are fractions of the raw link rate that NCCL's Simple
+// protocol reaches; latencies are per collective (base) or per ring step, in microseconds, for a
+// fabric with InfiniBand-class message latency. default_network_params() holds the values fitted
+// by calibrate_network() (data/fitted.csv) and sourced priors for what the data cannot fix.
+struct NetworkParams {
+    double nvlink2_efficiency = 0.0;       // per NVLink generation (V100, A100, H100/H200)
+    double nvlink3_efficiency = 0.0;
+    double nvlink4_efficiency = 0.0;
+    double pcie_efficiency = 0.0;
+    double nvls_efficiency = 0.0;          // NVLS all-reduce, relative to per-GPU NVLink rate
+    double nvlink_copy_efficiency = 0.0;   // copy-engine transfers (Algorithm::direct over NVLink)
+    double tree_efficiency = 0.0;          // double binary tree relative to its ideal bandwidth
+    double infiniband_efficiency = 0.0;
+    double roce_efficiency = 0.0;
+    double efa_efficiency = 0.0;
+    double tcp_efficiency = 0.0;
+    ProtocolTimes base_us;
+    ProtocolTimes nvlink_step_us;
+    ProtocolTimes pcie_step_us;
+    ProtocolTimes net_step_us;
+    double nvls_latency_us = 0.0;
+    double tcp_cpu_ghz_per_gbps = 0.0;     // CPU cycles TCP spends per bit moved
+
+    double nvlink_efficiency(int generation) const;
+    // For pcie and the inter-node fabrics; NVLink depends on the generation (above).
+    double efficiency(Fabric fabric) const;
 };
 
-// Per-level link parameters derived from a TopologySpec.
-struct Topology {
-    int gpus = 1;
-    int gpus_per_node = 8;
-    units::BytesPerSecond intra_bw;   // per GPU, achievable
-    units::Seconds intra_latency;
-    units::BytesPerSecond inter_bw;   // per GPU, achievable (0 without a fabric)
-    units::Seconds inter_latency;
-};
-
-// Throws std::invalid_argument on a spec the model cannot represent.
-Topology build_topology(const TopologySpec& spec);
+NetworkParams default_network_params();
+// The starting values of the fit: numbers from NCCL's own tuning tables and published reports,
+// each with its source in params.cpp. Parameters the data cannot fix keep these values.
+NetworkParams prior_network_params();
 
 struct CollectiveEstimate {
-    units::Seconds time;
+    units::Seconds time{0.0};
     Algorithm algorithm = Algorithm::ring;
-    int channels = 1;
-    double algbw_gbps = 0;   // bytes / time, GB/s
-    double busbw_gbps = 0;   // algbw x 2 (n-1)/n for all-reduce, as nccl-tests reports
+    int channels = 0;
+    double algbw_gbps = 0.0;               // bytes / time, GB/s (1e9)
+    double busbw_gbps = 0.0;               // algbw x busbw_factor(op, ranks)
+    Protocol protocol = Protocol::simple;
+    units::Seconds latency{0.0};           // the latency part of `time`
+    double cpu_ghz_seconds = 0.0;          // per node, for TCP: CPU GHz x seconds spent
 };
 
+// nccl-tests bus-bandwidth factor: all-reduce 2(n-1)/n, reduce-scatter, all-gather and
+// all-to-all (n-1)/n, broadcast and send-recv 1.
+double busbw_factor(Collective op, int ranks);
+
+// Analytic model over one Topology. Cheap to copy (shares its precomputed geometry).
 class Network {
 public:
-    explicit Network(Topology t) : t_(t) {}
-    // Group: the first `gpus` GPUs, packed node by node. Only all-reduce is modelled here;
-    // other collectives throw std::invalid_argument.
+    explicit Network(Topology topology, NetworkParams params = default_network_params());
+
+    // Group = the first `gpus` GPUs, packed node by node. `bytes` is the nccl-tests size: the
+    // whole buffer for all-reduce, reduce-scatter, all-gather and all-to-all, the message for
+    // broadcast and send-recv. Throws std::invalid_argument for a group that does not fit the
+    // topology or an algorithm that does not apply to the operation.
     CollectiveEstimate collective(Collective op, units::Bytes bytes, int gpus,
                                   Algorithm algo = Algorithm::automatic) const;
-    const Topology& topology() const { return t_; }
+    // Group = the listed GPUs (distinct global indices), in any order.
+    CollectiveEstimate collective(Collective op, units::Bytes bytes, std::span<const int> ranks,
+                                  Algorithm algo = Algorithm::automatic) const;
+
+    const Topology& topology() const;
+    const NetworkParams& params() const { return params_; }
+    // The same geometry with other constants; used by calibration, costs no graph search.
+    Network with_params(const NetworkParams& params) const;
+
+    struct Geometry;
+    struct Group;
 
 private:
-    Topology t_;
+    CollectiveEstimate estimate(Collective op, double bytes, const Group& group, Algorithm algo) const;
+
+    std::shared_ptr<const Geometry> geometry_;
+    NetworkParams params_;
 };
 
-std::string_view to_string(Collective c);
-std::string_view to_string(Fabric f);
-
-// Achievable fractions of line rate, each taken from one measured row of data/measured.csv
-// (role calibrate): NVLink/NVSwitch all-reduce bus bandwidth 222.72 GB/s of 300 GB/s at
-// 512 MiB on 8x A100 SXM (NCC-005); RDMA NIC to NIC 193.72 of 200 Gb/s (P2P-001).
-inline constexpr double nvlink_bus_efficiency = 222.72 / 300.0;
-inline constexpr double rdma_efficiency = 193.72 / 200.0;
-// TCP reaches less of the line rate than RDMA and costs CPU; until a measured row exists,
-// 0.6 is the planning figure (an assumption, stated in models/network/README.md).
-inline constexpr double tcp_efficiency = 0.6;
-// Per-hop latency inside a node (NVLink or PCIe peer access), NCCL's LL protocol order of
-// magnitude; an assumption until fitted.
-inline constexpr double intra_latency_us = 2.0;
+std::string_view to_string(Collective op);
+std::string_view to_string(Algorithm algo);
+std::string_view to_string(Protocol protocol);
+// "all-reduce", "reduce-scatter", "all-gather", "broadcast", "all-to-all", "send-recv"
+std::optional<Collective> parse_collective(std::string_view text);
+std::optional<Algorithm> parse_algorithm(std::string_view text);
 
 }  // namespace rentsim::net

@@ -1,0 +1,145 @@
+#include "analysis/collective.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <cmath>
+#include <stdexcept>
+
+namespace rentsim::analysis {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+constexpr std::string_view kForms = "expected a number of bytes with an optional unit, e.g. 8, 1K, 64MiB, 1GiB, 1GB";
+
+}  // namespace
+
+units::Bytes parse_size(std::string_view text) {
+    const std::string_view s = trim(text);
+    if (s.empty()) throw std::invalid_argument(fmt::format("empty size; {}", kForms));
+    std::size_t digits = 0;
+    while (digits < s.size() && (std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.')) ++digits;
+    if (digits == 0) throw std::invalid_argument(fmt::format("size '{}': {}", s, kForms));
+    double number = 0.0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + digits, number);
+    if (ec != std::errc{} || ptr != s.data() + digits)
+        throw std::invalid_argument(fmt::format("size '{}': '{}' is not a number; {}", s, s.substr(0, digits), kForms));
+    const std::string unit = lower(trim(s.substr(digits)));
+    double scale = 0.0;
+    if (unit.empty() || unit == "b") scale = 1.0;
+    const std::string_view prefixes = "kmgt";
+    for (std::size_t i = 0; i < prefixes.size(); ++i) {
+        const std::string p(1, prefixes[i]);
+        if (unit == p || unit == p + "ib") scale = std::pow(1024.0, static_cast<double>(i + 1));
+        if (unit == p + "b") scale = std::pow(1000.0, static_cast<double>(i + 1));
+    }
+    if (scale == 0.0)
+        throw std::invalid_argument(fmt::format(
+            "unknown unit '{}' in size '{}'; valid: B, K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB", trim(s.substr(digits)), s));
+    const double bytes = number * scale;
+    if (bytes != std::floor(bytes))
+        throw std::invalid_argument(fmt::format("size '{}' is {} bytes, not a whole number of bytes", s, bytes));
+    return units::Bytes{bytes};
+}
+
+SizeRange parse_size_range(std::string_view text) {
+    const std::string_view s = trim(text);
+    SizeRange r;
+    const auto first = s.find(':');
+    if (first == std::string_view::npos) {
+        r.min = r.max = parse_size(s);
+        return r;
+    }
+    const std::string_view rest = s.substr(first + 1);
+    const auto second = rest.find(':');
+    r.min = parse_size(s.substr(0, first));
+    r.max = parse_size(rest.substr(0, second));
+    if (second != std::string_view::npos) {
+        const std::string_view f = trim(rest.substr(second + 1));
+        const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), r.factor);
+        if (ec != std::errc{} || ptr != f.data() + f.size())
+            throw std::invalid_argument(fmt::format("size range '{}': factor '{}' is not a number", s, f));
+    }
+    if (r.min.value <= 0.0) throw std::invalid_argument(fmt::format("size range '{}' must start above 0 bytes", s));
+    if (r.min > r.max) throw std::invalid_argument(fmt::format("size range '{}' starts above its end", s));
+    if (!(r.factor > 1.0)) throw std::invalid_argument(fmt::format("size range '{}': factor must be above 1", s));
+    return r;
+}
+
+std::vector<units::Bytes> sizes_in(const SizeRange& range) {
+    std::vector<units::Bytes> out;
+    for (double b = range.min.value; b <= range.max.value; b = std::floor(b * range.factor)) {
+        out.push_back(units::Bytes{b});
+        if (range.factor <= 1.0 || b <= 0.0) break;
+    }
+    return out;
+}
+
+std::vector<CollectiveRow> collective_rows(const net::Network& network, net::Collective op, const SizeRange& sizes,
+                                           int gpus, net::Algorithm algo) {
+    std::vector<CollectiveRow> rows;
+    for (units::Bytes b : sizes_in(sizes)) {
+        const net::CollectiveEstimate e = network.collective(op, b, gpus, algo);
+        rows.push_back(CollectiveRow{std::string(net::to_string(op)), b.value, gpus,
+                                     std::string(net::to_string(e.algorithm)), e.time.value, e.algbw_gbps,
+                                     e.busbw_gbps});
+    }
+    return rows;
+}
+
+std::string format_nccl_tests(std::span<const CollectiveRow> rows, std::string_view topology_name) {
+    std::string s;
+    if (!rows.empty())
+        s += fmt::format("# rentsim estimate: {} over {} GPUs, topology {}\n#\n", rows.front().op, rows.front().gpus,
+                         topology_name);
+    s += fmt::format("#{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>10}  {:>7}  {:>7}  {}\n", "size", "count", "type", "redop",
+                     "root", "time", "algbw", "busbw", "algorithm");
+    s += fmt::format("#{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>10}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "", "",
+                     "(us)", "(GB/s)", "(GB/s)");
+    double total = 0.0;
+    for (const CollectiveRow& r : rows) {
+        const bool reduces = r.op == "all-reduce" || r.op == "reduce-scatter";
+        const bool rooted = r.op == "broadcast";
+        s += fmt::format(" {:>12.0f}  {:>12.0f}  {:>8}  {:>6}  {:>6}  {:>10.2f}  {:>7.2f}  {:>7.2f}  {}\n", r.bytes,
+                         std::floor(r.bytes / 4.0), "float", reduces ? "sum" : "none", rooted ? 0 : -1, r.time_s * 1e6,
+                         r.algbw_gbps, r.busbw_gbps, r.algorithm);
+        total += r.busbw_gbps;
+    }
+    s += fmt::format("# Avg bus bandwidth    : {:.4g}\n", rows.empty() ? 0.0 : total / static_cast<double>(rows.size()));
+    return s;
+}
+
+std::string collective_rows_json(std::span<const CollectiveRow> rows) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = 1;
+    doc["rows"] = nlohmann::ordered_json::array();
+    for (const CollectiveRow& r : rows) {
+        nlohmann::ordered_json j;
+        j["op"] = r.op;
+        j["bytes"] = static_cast<std::uint64_t>(r.bytes);
+        j["gpus"] = r.gpus;
+        j["algorithm"] = r.algorithm;
+        j["time_s"] = r.time_s;
+        j["algbw_gbps"] = r.algbw_gbps;
+        j["busbw_gbps"] = r.busbw_gbps;
+        doc["rows"].push_back(std::move(j));
+    }
+    return doc.dump(2) + "\n";
+}
+
+}  // namespace rentsim::analysis

@@ -1,0 +1,38 @@
+// Flow-level fidelity for collectives: each collective becomes a sequence of phases (one ring
+// step, or one burst of all-to-all transfers); the flows of every running phase share the links
+// of the topology max-min fairly, so concurrent collectives slow each other down where they meet.
+// Steps phases and flow completions itself; see README of models/network for moving it onto the
+// event engine's FlowNetwork.
+#pragma once
+
+#include "models/network/network.hpp"
+#include "models/units.hpp"
+
+#include <span>
+#include <vector>
+
+namespace rentsim::analysis {
+
+// One collective: operation, nccl-tests size, GPUs (distinct global indices) and start time.
+struct FlowJob {
+    net::Collective op = net::Collective::all_reduce;
+    units::Bytes bytes{0.0};
+    std::vector<int> ranks;
+    units::Seconds start{0.0};
+};
+
+struct FlowJobResult {
+    units::Seconds finish{0.0};
+    units::Seconds duration{0.0};   // finish - start
+    int phases = 0;
+    int channels = 0;
+};
+
+// Runs the jobs together. Ring algorithms for all-reduce, reduce-scatter, all-gather, broadcast
+// and send-recv, direct transfers for all-to-all, the Simple protocol throughout (this fidelity
+// is for bandwidth-bound traffic). Each phase first waits its share of the analytic model's
+// latency, then moves its bytes; link capacities are the raw rates and each flow carries its
+// bytes divided by the efficiency of its path (network, NVLink or PCIe), as in the analytic model.
+std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network, std::span<const FlowJob> jobs);
+
+}  // namespace rentsim::analysis

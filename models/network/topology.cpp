@@ -1,0 +1,415 @@
+#include "models/network/topology.hpp"
+
+#include "models/network/presets.hpp"
+
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <boost/property_map/function_property_map.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+namespace rentsim::net {
+namespace {
+
+using Vertex = Graph::vertex_descriptor;
+using Edge = Graph::edge_descriptor;
+
+// Route weights prefer fast links: the time to move 1 MiB through a hop plus its latency. This
+// makes NVLink win over PCIe between two GPUs that share a PCIe switch.
+constexpr double kRouteProbeBytes = 1048576.0;
+
+// Half of NCCL's per-step LL latency for the link class (NVIDIA/nccl src/graph/tuning.cc
+// @5067397 hwLatencies, ring/LL: NVLink 0.6 us, PCI 1.0 us), put on each GPU-attached hop so that
+// GPU -> switch -> GPU adds up to one step.
+constexpr double kNvlinkHopUs = 0.3;
+constexpr double kPcieHopUs = 0.5;
+
+void check(bool ok, const std::string& message) {
+    if (!ok) throw std::invalid_argument(message);
+}
+
+}  // namespace
+
+std::string_view to_string(Fabric fabric) {
+    switch (fabric) {
+        case Fabric::nvlink: return "nvlink";
+        case Fabric::pcie: return "pcie";
+        case Fabric::infiniband: return "infiniband";
+        case Fabric::roce: return "roce";
+        case Fabric::efa: return "efa";
+        case Fabric::tcp: return "tcp";
+    }
+    return "?";
+}
+
+std::optional<Fabric> parse_fabric(std::string_view text) {
+    for (Fabric f : {Fabric::nvlink, Fabric::pcie, Fabric::infiniband, Fabric::roce, Fabric::efa, Fabric::tcp})
+        if (to_string(f) == text) return f;
+    return std::nullopt;
+}
+
+std::string_view to_string(DeviceKind kind) {
+    switch (kind) {
+        case DeviceKind::gpu: return "gpu";
+        case DeviceKind::nvswitch: return "nvswitch";
+        case DeviceKind::pcie_switch: return "pcie-switch";
+        case DeviceKind::cpu: return "cpu";
+        case DeviceKind::nic: return "nic";
+        case DeviceKind::leaf_switch: return "leaf";
+        case DeviceKind::spine_switch: return "spine";
+    }
+    return "?";
+}
+
+std::span<const PresetInfo> topology_presets() { return detail::preset_infos(); }
+
+NodeDesign resolve_node_design(const TopologySpec& spec) {
+    NodeDesign design;
+    if (!spec.preset.empty()) {
+        const NodeDesign* preset = detail::find_preset(spec.preset);
+        if (preset == nullptr) {
+            std::vector<std::string_view> names;
+            for (const PresetInfo& p : topology_presets()) names.push_back(p.name);
+            throw std::invalid_argument(detail::unknown_name_message("topology preset", spec.preset, names));
+        }
+        design = *preset;
+        if (!spec.gpu.empty() && spec.gpu != design.gpu) {
+            // Another memory size of the same part keeps the network; anything else is a mistake.
+            const detail::GpuInfo* asked = detail::find_gpu(spec.gpu);
+            const detail::GpuInfo* own = detail::find_gpu(design.gpu);
+            check(asked != nullptr && own != nullptr && asked->nvlink_generation == own->nvlink_generation &&
+                      asked->pcie_generation == own->pcie_generation && asked->nvswitch == own->nvswitch,
+                  fmt::format("gpu '{}' does not fit preset '{}', which has {}", spec.gpu, spec.preset, design.gpu));
+            design.gpu = spec.gpu;
+        }
+    } else {
+        std::vector<std::string_view> gpu_names;
+        for (const detail::GpuInfo& g : detail::gpu_catalog()) gpu_names.push_back(g.name);
+        if (spec.gpu.empty()) {
+            std::string names;
+            for (std::string_view n : gpu_names) names += (names.empty() ? "" : ", ") + std::string(n);
+            throw std::invalid_argument("cluster needs a topology preset or a gpu; valid gpus: " + names);
+        }
+        const detail::GpuInfo* gpu = detail::find_gpu(spec.gpu);
+        if (gpu == nullptr) throw std::invalid_argument(detail::unknown_name_message("gpu", spec.gpu, gpu_names));
+        check(spec.gpus_per_node >= 1 && spec.gpus_per_node <= 32,
+              fmt::format("gpus_per_node must be between 1 and 32, got {}", spec.gpus_per_node));
+        design.gpu = spec.gpu;
+        design.gpus_per_node = spec.gpus_per_node;
+        design.pcie_generation = gpu->pcie_generation;
+        design.gpus_per_pcie_switch = 2;
+        design.cpus = spec.gpus_per_node > 4 ? 2 : 1;
+        // Inter-socket rate by host era, NCCL's figures (see presets.cpp): Gen3 hosts Broadwell,
+        // Gen4 hosts EPYC, Gen5 hosts Sapphire Rapids. An assumption for generic specs.
+        design.cpu_link = units::gbytes_per_s(gpu->pcie_generation <= 3 ? 6.0 : gpu->pcie_generation == 4 ? 16.0 : 22.0);
+        design.nvlink_per_link = units::gbytes_per_s(
+            gpu->nvlink_links > 0 ? gpu->nvlink_gbytes_per_gpu / gpu->nvlink_links : 0.0);
+        if (spec.intra_node == "nvlink") {
+            check(gpu->nvlink_generation > 0,
+                  fmt::format("gpu '{}' has no NVLink; use intra_node \"pcie\"", spec.gpu));
+            design.nvlink_generation = gpu->nvlink_generation;
+            design.nvlink_per_gpu = units::gbytes_per_s(gpu->nvlink_gbytes_per_gpu);
+            if (gpu->nvswitch) {
+                design.intra = IntraNode::nvswitch;
+            } else {
+                check(spec.gpus_per_node <= 8,
+                      fmt::format("gpu '{}' links at most 8 GPUs by NVLink (hybrid cube-mesh); got gpus_per_node {}",
+                                  spec.gpu, spec.gpus_per_node));
+                design.intra = IntraNode::nvlink_mesh;
+                design.mesh = detail::find_preset("dgx1-v100")->mesh;
+                std::erase_if(design.mesh, [&](const NodeDesign::MeshLink& l) {
+                    return l.a >= spec.gpus_per_node || l.b >= spec.gpus_per_node;
+                });
+            }
+        } else if (spec.intra_node == "pcie") {
+            design.intra = IntraNode::pcie;
+        } else {
+            throw std::invalid_argument(
+                fmt::format("unknown intra_node '{}'; valid: nvlink, pcie", spec.intra_node));
+        }
+    }
+    if (spec.inter_node) {
+        const FabricSpec& f = *spec.inter_node;
+        check(f.fabric != Fabric::nvlink && f.fabric != Fabric::pcie,
+              fmt::format("inter_node fabric must be infiniband, roce, efa or tcp, got {}", to_string(f.fabric)));
+        check(f.gbps_per_gpu > 0.0, fmt::format("inter_node gbps_per_gpu must be positive, got {}", f.gbps_per_gpu));
+        check(f.latency_us >= 0.0, fmt::format("inter_node latency_us must not be negative, got {}", f.latency_us));
+        design.nics = design.gpus_per_node;
+        design.nic_rate = units::gbits_per_s(f.gbps_per_gpu);
+        design.fabric = f.fabric;
+        design.nic_latency_us = f.latency_us;
+    } else if (spec.preset.empty()) {
+        design.nics = 0;
+    }
+    return design;
+}
+
+Topology build_topology(const TopologySpec& spec) {
+    check(spec.gpus >= 1, fmt::format("gpus must be at least 1, got {}", spec.gpus));
+    check(spec.oversubscription >= 1.0,
+          fmt::format("oversubscription must be at least 1, got {}", spec.oversubscription));
+    check(spec.nodes_per_leaf >= 0, fmt::format("nodes_per_leaf must not be negative, got {}", spec.nodes_per_leaf));
+    const NodeDesign design = resolve_node_design(spec);
+    return build_from_design(design, spec.gpus, spec.oversubscription, spec.nodes_per_leaf);
+}
+
+Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription, int nodes_per_leaf) {
+    const int per_node = design.gpus_per_node;
+    const int nodes = (gpus + per_node - 1) / per_node;
+    check(nodes == 1 || design.nics > 0,
+          fmt::format("{} gpus need {} nodes of {}; inter_node (fabric, gbps_per_gpu, latency_us) is required",
+                      gpus, nodes, per_node));
+
+    Topology t;
+    t.design_ = design;
+    t.gpus_ = gpus;
+    t.nodes_ = nodes;
+    t.oversubscription_ = oversubscription;
+    t.nodes_per_leaf_ = nodes_per_leaf > 0 ? nodes_per_leaf
+                        : oversubscription > 1.0 ? std::max(1, (nodes + 1) / 2)
+                                                 : nodes;
+    t.leaves_ = (nodes + t.nodes_per_leaf_ - 1) / t.nodes_per_leaf_;
+    Graph& g = t.graph_;
+
+    auto add_vertex = [&](DeviceKind kind, int node, int index) {
+        return static_cast<int>(boost::add_vertex(Device{kind, node, index}, g));
+    };
+    auto add_link = [&](int a, int b, LinkKind kind, units::BytesPerSecond bw, double latency_us) {
+        for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+            const Link link{kind, bw, units::microseconds(latency_us), static_cast<int>(t.links_.size())};
+            boost::add_edge(static_cast<Vertex>(from), static_cast<Vertex>(to), link, g);
+            t.links_.push_back(link);
+            t.link_ends_.emplace_back(from, to);
+        }
+    };
+
+    const units::BytesPerSecond pcie = detail::pcie_x16(design.pcie_generation);
+    const int switches = (per_node + design.gpus_per_pcie_switch - 1) / design.gpus_per_pcie_switch;
+    const double node_nic_rate = design.nics * design.nic_rate.value;
+
+    for (int leaf = 0; leaf < (design.nics > 0 ? t.leaves_ : 0); ++leaf)
+        t.leaf_vertex_.push_back(add_vertex(DeviceKind::leaf_switch, -1, leaf));
+    if (t.leaves_ > 1) {
+        const int spine = add_vertex(DeviceKind::spine_switch, -1, 0);
+        t.leaf_uplink_ = units::BytesPerSecond{t.nodes_per_leaf_ * node_nic_rate / oversubscription};
+        const double hop_us = design.fabric == Fabric::infiniband ? detail::kInfinibandSwitchHopUs : 0.0;
+        for (int leaf_vertex : t.leaf_vertex_) add_link(leaf_vertex, spine, LinkKind::network, t.leaf_uplink_, hop_us);
+    }
+
+    for (int node = 0; node < nodes; ++node) {
+        const int first_gpu = node * per_node;
+        const int here = std::min(per_node, gpus - first_gpu);
+        std::vector<int> gpu_v;
+        for (int l = 0; l < here; ++l) {
+            gpu_v.push_back(add_vertex(DeviceKind::gpu, node, first_gpu + l));
+            t.gpu_vertex_.push_back(gpu_v.back());
+        }
+        std::vector<int> cpu_v;
+        for (int c = 0; c < design.cpus; ++c) cpu_v.push_back(add_vertex(DeviceKind::cpu, node, c));
+        for (int c = 0; c + 1 < design.cpus; ++c)
+            add_link(cpu_v[c], cpu_v[c + 1], LinkKind::cpu_link, design.cpu_link, 0.0);
+        std::vector<int> switch_v;
+        for (int s = 0; s < switches; ++s) {
+            switch_v.push_back(add_vertex(DeviceKind::pcie_switch, node, s));
+            add_link(switch_v[s], cpu_v[s * design.cpus / switches], LinkKind::pcie, pcie, 0.0);
+        }
+        for (int l = 0; l < here; ++l)
+            add_link(gpu_v[l], switch_v[l / design.gpus_per_pcie_switch], LinkKind::pcie, pcie, kPcieHopUs);
+
+        if (design.intra == IntraNode::nvswitch && here > 1) {
+            // All NVSwitch chips of a board as one vertex: NCCL stripes over every link of a GPU.
+            const int nvswitch = add_vertex(DeviceKind::nvswitch, node, 0);
+            for (int l = 0; l < here; ++l)
+                add_link(gpu_v[l], nvswitch, LinkKind::nvlink, design.nvlink_per_gpu, kNvlinkHopUs);
+        } else if (design.intra == IntraNode::nvlink_mesh) {
+            for (const NodeDesign::MeshLink& m : design.mesh)
+                if (m.a < here && m.b < here)
+                    add_link(gpu_v[m.a], gpu_v[m.b], LinkKind::nvlink, design.nvlink_per_link * m.links,
+                             2 * kNvlinkHopUs);
+        }
+
+        // NICs: spread over the PCIe switches when there are enough of them, else on the CPUs.
+        std::vector<std::vector<int>> nics_of_switch(switches);
+        std::vector<int> cpu_nics;
+        for (int n = 0; n < design.nics; ++n) {
+            const int nic = add_vertex(DeviceKind::nic, node, n);
+            if (design.nics >= switches) {
+                const int s = n * switches / design.nics;
+                add_link(nic, switch_v[s], LinkKind::pcie, pcie, 0.0);
+                nics_of_switch[s].push_back(nic);
+            } else {
+                add_link(nic, cpu_v[n % design.cpus], LinkKind::pcie, pcie, 0.0);
+                cpu_nics.push_back(nic);
+            }
+            add_link(nic, t.leaf_vertex_[t.leaf_of_node(node)], LinkKind::network, design.nic_rate,
+                     design.nic_latency_us / 2.0);
+        }
+        // Rail order per GPU: the NICs of its own PCIe switch, rotated so that neighbours start on
+        // different NICs (GPU i pairs with NIC i as NCCL pairs them), then none else.
+        for (int l = 0; l < here; ++l) {
+            const int s = l / design.gpus_per_pcie_switch;
+            std::vector<int> rails = nics_of_switch[s].empty() ? cpu_nics : nics_of_switch[s];
+            if (!rails.empty()) {
+                const int position = l % design.gpus_per_pcie_switch;
+                const auto shift = static_cast<std::ptrdiff_t>(
+                    (position * static_cast<int>(rails.size()) / design.gpus_per_pcie_switch) %
+                    static_cast<int>(rails.size()));
+                std::rotate(rails.begin(), rails.begin() + shift, rails.end());
+            }
+            t.gpu_nics_.push_back(std::move(rails));
+        }
+    }
+    return t;
+}
+
+int Topology::node_of(int gpu) const {
+    if (gpu < 0 || gpu >= gpus_) throw std::out_of_range(fmt::format("gpu {} out of range 0..{}", gpu, gpus_ - 1));
+    return gpu / design_.gpus_per_node;
+}
+
+int Topology::local_index(int gpu) const { return gpu - node_of(gpu) * design_.gpus_per_node; }
+
+int Topology::rails(int gpu) const {
+    node_of(gpu);
+    return static_cast<int>(gpu_nics_[gpu].size());
+}
+
+int Topology::link_source(int id) const { return link_ends_.at(static_cast<std::size_t>(id)).first; }
+int Topology::link_target(int id) const { return link_ends_.at(static_cast<std::size_t>(id)).second; }
+int Topology::gpu_vertex(int gpu) const {
+    node_of(gpu);
+    return gpu_vertex_[gpu];
+}
+
+// Shortest path inside one node: network links are left out and no GPU other than the source
+// forwards traffic.
+std::vector<int> Topology::path_links(int from_vertex, int to_vertex, int allowed_gpu) const {
+    if (from_vertex == to_vertex) return {};
+    auto keep = [this, allowed_gpu](const Edge& e) {
+        const Link& l = graph_[e];
+        if (l.kind == LinkKind::network) return false;
+        const auto s = boost::source(e, graph_);
+        return graph_[s].kind != DeviceKind::gpu || static_cast<int>(s) == allowed_gpu;
+    };
+    boost::filtered_graph<Graph, std::function<bool(const Edge&)>> fg(graph_, keep);
+    const std::size_t n = boost::num_vertices(graph_);
+    std::vector<Vertex> pred(n);
+    std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+    auto weight = boost::make_function_property_map<Edge, double>([this](const Edge& e) {
+        const Link& l = graph_[e];
+        return l.latency.value + kRouteProbeBytes / l.bandwidth.value;
+    });
+    boost::dijkstra_shortest_paths(
+        fg, static_cast<Vertex>(from_vertex),
+        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, graph_)))
+            .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, graph_)))
+            .weight_map(weight));
+    if (!std::isfinite(dist[static_cast<std::size_t>(to_vertex)]))
+        throw std::logic_error(fmt::format("no route from vertex {} to {}", from_vertex, to_vertex));
+    std::vector<int> out;
+    for (Vertex v = static_cast<Vertex>(to_vertex); v != static_cast<Vertex>(from_vertex); v = pred[v]) {
+        // Among parallel edges pick the fastest one that the filter keeps.
+        const Vertex u = pred[v];
+        int best = -1;
+        double best_weight = std::numeric_limits<double>::infinity();
+        for (auto [e, end] = boost::out_edges(u, graph_); e != end; ++e) {
+            if (boost::target(*e, graph_) != v || !keep(*e)) continue;
+            const Link& l = graph_[*e];
+            const double w = l.latency.value + kRouteProbeBytes / l.bandwidth.value;
+            if (w < best_weight) {
+                best_weight = w;
+                best = l.id;
+            }
+        }
+        out.push_back(best);
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+std::vector<int> Topology::route(int gpu_a, int gpu_b, int rail) const {
+    const int node_a = node_of(gpu_a);
+    const int node_b = node_of(gpu_b);
+    const int va = gpu_vertex_[gpu_a];
+    const int vb = gpu_vertex_[gpu_b];
+    if (node_a == node_b) return path_links(va, vb, va);
+    const auto& rails_a = gpu_nics_[gpu_a];
+    const auto& rails_b = gpu_nics_[gpu_b];
+    if (rails_a.empty() || rails_b.empty()) throw std::logic_error("GPUs on different nodes without NICs");
+    const int nic_a = rails_a[static_cast<std::size_t>(rail) % rails_a.size()];
+    const int nic_b = rails_b[static_cast<std::size_t>(rail) % rails_b.size()];
+    auto network_link = [this](int from, int to) {
+        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(from), graph_); e != end; ++e)
+            if (static_cast<int>(boost::target(*e, graph_)) == to && graph_[*e].kind == LinkKind::network)
+                return graph_[*e].id;
+        throw std::logic_error("missing network link");
+    };
+    std::vector<int> out = path_links(va, nic_a, va);
+    const int leaf_a = leaf_vertex_[leaf_of_node(node_a)];
+    const int leaf_b = leaf_vertex_[leaf_of_node(node_b)];
+    out.push_back(network_link(nic_a, leaf_a));
+    if (leaf_a != leaf_b) {
+        int spine = -1;
+        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(leaf_a), graph_); e != end; ++e)
+            if (graph_[boost::target(*e, graph_)].kind == DeviceKind::spine_switch)
+                spine = static_cast<int>(boost::target(*e, graph_));
+        out.push_back(network_link(leaf_a, spine));
+        out.push_back(network_link(spine, leaf_b));
+    }
+    out.push_back(network_link(leaf_b, nic_b));
+    for (int id : path_links(nic_b, vb, -1)) out.push_back(id);
+    return out;
+}
+
+units::BytesPerSecond Topology::bottleneck(int gpu_a, int gpu_b) const {
+    const std::vector<int> links = route(gpu_a, gpu_b);
+    if (links.empty()) return units::BytesPerSecond{std::numeric_limits<double>::infinity()};
+    double bw = std::numeric_limits<double>::infinity();
+    for (int id : links) bw = std::min(bw, link(id).bandwidth.value);
+    return units::BytesPerSecond{bw};
+}
+
+units::Seconds Topology::latency(int gpu_a, int gpu_b) const {
+    units::Seconds total{0.0};
+    for (int id : route(gpu_a, gpu_b)) total += link(id).latency;
+    return total;
+}
+
+Topology Topology::with_nodes(int nodes) const {
+    return build_from_design(design_, nodes * design_.gpus_per_node, 1.0, 0);
+}
+
+std::string Topology::describe() const {
+    const char* intra = design_.intra == IntraNode::nvswitch      ? "NVSwitch"
+                        : design_.intra == IntraNode::nvlink_mesh ? "NVLink hybrid cube-mesh"
+                                                                  : "PCIe only";
+    std::string s = fmt::format("{}: {} x {} ({} nodes of {} GPUs)\n",
+                                design_.preset.empty() ? "custom" : design_.preset, gpus_, design_.gpu,
+                                nodes_, design_.gpus_per_node);
+    s += fmt::format("  intra-node: {}", intra);
+    if (design_.nvlink_generation > 0)
+        s += fmt::format(", NVLink{} {:.0f} GB/s per GPU per direction", design_.nvlink_generation,
+                         design_.nvlink_per_gpu.value / 1e9);
+    s += fmt::format("; PCIe Gen{} x16 {:.1f} GB/s; {} CPU(s)\n", design_.pcie_generation,
+                     detail::pcie_x16(design_.pcie_generation).value / 1e9, design_.cpus);
+    if (design_.nics > 0) {
+        s += fmt::format("  inter-node: {} x {:.0f} Gb/s {} per node ({:.1f} GB/s), {:.2f} us per message\n",
+                         design_.nics, design_.nic_rate.value * 8 / 1e9, to_string(design_.fabric),
+                         design_.nics * design_.nic_rate.value / 1e9, design_.nic_latency_us);
+        s += fmt::format("  fabric: {} leaf switch(es), {} nodes per leaf", leaves_, nodes_per_leaf_);
+        if (leaves_ > 1)
+            s += fmt::format(", spine uplink {:.1f} GB/s per leaf (oversubscription {:g}:1)",
+                             leaf_uplink_.value / 1e9, oversubscription_);
+        s += "\n";
+    }
+    s += fmt::format("  graph: {} vertices, {} directed links\n", boost::num_vertices(graph_), links_.size());
+    return s;
+}
+
+}  // namespace rentsim::net

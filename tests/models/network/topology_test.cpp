@@ -1,0 +1,99 @@
+#include "models/network/topology.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+
+using namespace rentsim;
+using namespace rentsim::net;
+
+namespace {
+TopologySpec preset(std::string name, int gpus) {
+    TopologySpec s;
+    s.preset = std::move(name);
+    s.gpus = gpus;
+    return s;
+}
+double gbytes(units::BytesPerSecond b) { return b.value / 1e9; }
+}  // namespace
+
+TEST_CASE("every preset builds with two nodes and describes itself") {
+    for (const PresetInfo& info : topology_presets()) {
+        CAPTURE(info.name);
+        const Topology t = build_topology(preset(std::string(info.name), 16));
+        CHECK(t.gpus() == 16);
+        CHECK(t.nodes() == (16 + t.gpus_per_node() - 1) / t.gpus_per_node());
+        CHECK(t.describe().find(std::string(info.name)) != std::string::npos);
+        CHECK(!info.description.empty());
+    }
+}
+
+TEST_CASE("two GPUs in one DGX A100 meet over 300 GB/s of NVLink") {
+    const Topology t = build_topology(preset("dgx-a100", 16));
+    CHECK(gbytes(t.bottleneck(0, 1)) == doctest::Approx(300.0));
+    CHECK(t.link(t.route(0, 1).front()).kind == LinkKind::nvlink);
+}
+
+TEST_CASE("two GPUs on different DGX A100 nodes are limited by one 200 Gb/s NIC") {
+    const Topology t = build_topology(preset("dgx-a100", 16));
+    CHECK(gbytes(t.bottleneck(0, 8)) == doctest::Approx(25.0));
+    CHECK(gbytes(t.bottleneck(3, 13)) == doctest::Approx(25.0));
+}
+
+TEST_CASE("DGX-1 mesh: direct links carry 25 or 50 GB/s, unlinked pairs fall back to PCIe and QPI") {
+    const Topology t = build_topology(preset("dgx1-v100", 8));
+    CHECK(gbytes(t.bottleneck(0, 1)) == doctest::Approx(25.0));
+    CHECK(gbytes(t.bottleneck(0, 3)) == doctest::Approx(50.0));
+    // GPU 0 and GPU 5 share no NVLink: PCIe Gen3 to the CPUs and Broadwell QPI (6 GB/s).
+    CHECK(gbytes(t.bottleneck(0, 5)) == doctest::Approx(6.0));
+}
+
+TEST_CASE("PCIe presets route between GPUs through PCIe switches") {
+    const Topology t = build_topology(preset("pcie-h100", 8));
+    // Same PCIe 5.0 switch: x16 Gen5 = 63.0 GB/s.
+    CHECK(gbytes(t.bottleneck(0, 1)) == doctest::Approx(63.015).epsilon(1e-3));
+    // Other socket: Sapphire Rapids UPI at NCCL's 22 GB/s.
+    CHECK(gbytes(t.bottleneck(0, 7)) == doctest::Approx(22.0));
+}
+
+TEST_CASE("an oversubscribed fat-tree routes across leaves through the spine") {
+    TopologySpec s = preset("dgx-a100", 32);
+    s.oversubscription = 2.0;
+    s.nodes_per_leaf = 2;
+    const Topology t = build_topology(s);
+    CHECK(t.leaves() == 2);
+    // 2 nodes x 8 x 25 GB/s / 2.
+    CHECK(gbytes(t.leaf_uplink()) == doctest::Approx(200.0));
+    CHECK(t.route(0, 8).size() + 2 == t.route(0, 16).size());
+}
+
+TEST_CASE("an unknown preset is rejected with the valid names and a suggestion") {
+    try {
+        build_topology(preset("dgx-a10", 8));
+        FAIL("expected an exception");
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        CHECK(what.find("unknown topology preset 'dgx-a10'") != std::string::npos);
+        CHECK(what.find("did you mean 'dgx-a100'") != std::string::npos);
+        for (const PresetInfo& info : topology_presets()) CHECK(what.find(std::string(info.name)) != std::string::npos);
+    }
+}
+
+TEST_CASE("generic specs: NVLink from the GPU catalog, errors name the field") {
+    TopologySpec s;
+    s.gpu = "h100-sxm5-80gb";
+    s.gpus = 16;
+    s.inter_node = FabricSpec{Fabric::roce, 400.0, 2.0};
+    const Topology t = build_topology(s);
+    CHECK(gbytes(t.bottleneck(0, 1)) == doctest::Approx(450.0));
+    CHECK(gbytes(t.bottleneck(0, 8)) == doctest::Approx(50.0));
+
+    s.gpu = "a100-pcie-80gb";
+    CHECK_THROWS_WITH_AS(build_topology(s), doctest::Contains("has no NVLink"), std::invalid_argument);
+    s.gpu = "h100-sxm5-80gb";
+    s.inter_node.reset();
+    CHECK_THROWS_WITH_AS(build_topology(s), doctest::Contains("inter_node"), std::invalid_argument);
+    s.gpu = "h10";
+    CHECK_THROWS_WITH_AS(build_topology(s), doctest::Contains("unknown gpu 'h10'"), std::invalid_argument);
+}
