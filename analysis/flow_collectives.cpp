@@ -1,14 +1,15 @@
 #include "analysis/flow_collectives.hpp"
 
-#include "models/network/maxmin.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <functional>
 #include <map>
 #include <stdexcept>
+
+#include "sim/engine.hpp"
+#include "sim/link.hpp"
 #include <tuple>
 #include <utility>
 
@@ -26,7 +27,6 @@ struct Job {
     std::vector<std::vector<Flow>> phases;
     double phase_latency = 0.0;
     std::size_t phase = 0;
-    bool transferring = false;
     double ready = 0.0;       // when the current phase's latency has passed
     bool done = false;
     FlowJobResult result;
@@ -142,67 +142,60 @@ Job build_job(const net::Network& network, const FlowJob& spec) {
 
 std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network, std::span<const FlowJob> specs) {
     const net::Topology& t = network.topology();
-    std::vector<double> capacity(t.link_count());
-    for (std::size_t id = 0; id < capacity.size(); ++id) capacity[id] = t.link(static_cast<int>(id)).bandwidth.value;
+    sim::Engine engine(0);
+    sim::FlowNetwork links(engine);
+    for (std::size_t id = 0; id < t.link_count(); ++id) links.add_link(t.link(static_cast<int>(id)).bandwidth.value);
 
     std::vector<Job> jobs;
     for (const FlowJob& spec : specs) jobs.push_back(build_job(network, spec));
-    double now = 0.0;
-    for (;;) {
-        // Start the phases whose latency has passed; finish phases whose flows are all done.
-        for (std::size_t j = 0; j < jobs.size(); ++j) {
-            Job& job = jobs[j];
-            for (bool progressed = true; progressed && !job.done;) {
-                progressed = false;
-                if (!job.transferring && job.ready <= now * (1.0 + 1e-12) + 1e-15) {
-                    job.transferring = true;
-                    progressed = true;
-                }
-                if (job.transferring &&
-                    std::all_of(job.phases[job.phase].begin(), job.phases[job.phase].end(),
-                                [](const Flow& f) { return f.remaining <= 0.0; })) {
-                    job.transferring = false;
-                    if (++job.phase == job.phases.size()) {
-                        job.done = true;
-                        job.result.finish = units::Seconds{now};
-                        job.result.duration = units::Seconds{now - specs[j].start.value};
-                    } else {
-                        job.ready = now + job.phase_latency;
-                    }
-                    progressed = true;
-                }
+    // Paths as the engine's link ids, built once.
+    using Path = std::vector<sim::LinkId>;
+    std::vector<std::vector<std::vector<Path>>> paths(jobs.size());  // job, phase, flow
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        for (const auto& phase : jobs[j].phases) {
+            auto& out = paths[j].emplace_back();
+            for (const Flow& f : phase) {
+                Path& path = out.emplace_back();
+                for (int id : f.links) path.push_back(static_cast<sim::LinkId>(id));
             }
         }
-        std::vector<Flow*> active;
-        double next_ready = std::numeric_limits<double>::infinity();
-        for (Job& job : jobs) {
-            if (job.done) continue;
-            if (!job.transferring) {
-                next_ready = std::min(next_ready, job.ready);
-                continue;
-            }
-            for (Flow& f : job.phases[job.phase])
-                if (f.remaining > 0.0) active.push_back(&f);
+    std::vector<std::size_t> in_flight(jobs.size(), 0);
+
+    // A phase waits its share of the collective's latency, then starts all its flows on the
+    // engine's FlowNetwork, which shares every link max-min fairly among all running flows;
+    // the phase ends when its last flow does.
+    std::function<void(std::size_t)> start_phase;
+    const auto end_phase = [&](std::size_t j) {
+        Job& job = jobs[j];
+        if (++job.phase == job.phases.size()) {
+            job.done = true;
+            job.result.finish = units::Seconds{sim::to_seconds(engine.now())};
+            job.result.duration = job.result.finish - specs[j].start;
+            return;
         }
-        if (active.empty() && !std::isfinite(next_ready)) break;
-        std::vector<std::vector<int>> paths;
-        for (const Flow* f : active) paths.push_back(f->links);
-        const std::vector<double> rate = net::max_min_rates(capacity, paths);
-        double dt = next_ready - now;
-        for (std::size_t i = 0; i < active.size(); ++i)
-            if (rate[i] > 0.0) dt = std::min(dt, active[i]->remaining / rate[i]);
-        if (!std::isfinite(dt)) throw std::logic_error("flow-level run is stuck: flows without bandwidth");
-        dt = std::max(dt, 0.0);
-        now += dt;
-        for (std::size_t i = 0; i < active.size(); ++i) {
-            Flow& f = *active[i];
-            f.remaining -= rate[i] * dt;
-            // A flow within rounding of its end is done (its own completion defined dt).
-            if (f.remaining <= 1e-9 * std::max(1.0, rate[i] * dt)) f.remaining = 0.0;
+        engine.schedule_in(sim::ceil_seconds(job.phase_latency), [&start_phase, j] { start_phase(j); });
+    };
+    start_phase = [&](std::size_t j) {
+        Job& job = jobs[j];
+        const auto& phase = job.phases[job.phase];
+        for (std::size_t f = 0; f < phase.size(); ++f) {
+            if (phase[f].remaining <= 0.0) continue;
+            ++in_flight[j];
+            links.start_flow(paths[j][job.phase][f], phase[f].remaining, [&in_flight, &end_phase, j] {
+                if (--in_flight[j] == 0) end_phase(j);
+            });
         }
-    }
+        if (in_flight[j] == 0) end_phase(j);
+    };
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        engine.schedule_at(sim::ceil_seconds(jobs[j].ready), [&start_phase, j] { start_phase(j); });
+    engine.run();
+
     std::vector<FlowJobResult> results;
-    for (const Job& job : jobs) results.push_back(job.result);
+    for (const Job& job : jobs) {
+        if (!job.done) throw std::logic_error("flow-level run is stuck: flows without bandwidth");
+        results.push_back(job.result);
+    }
     return results;
 }
 

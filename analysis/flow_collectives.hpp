@@ -1,8 +1,7 @@
 // Flow-level fidelity for collectives: each collective becomes a sequence of phases (one ring
 // step, or one burst of all-to-all transfers); the flows of every running phase share the links
 // of the topology max-min fairly, so concurrent collectives slow each other down where they meet.
-// Steps phases and flow completions itself; see README of models/network for moving it onto the
-// event engine's FlowNetwork.
+// Phases and flows are events in the engine (sim::FlowNetwork shares the links).
 #pragma once
 
 #include "models/network/network.hpp"

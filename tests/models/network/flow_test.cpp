@@ -1,5 +1,4 @@
 #include "analysis/flow_collectives.hpp"
-#include "models/network/maxmin.hpp"
 #include "models/network/network.hpp"
 
 #include <doctest/doctest.h>
@@ -31,23 +30,6 @@ double flow_time(const Network& net, Collective op, double bytes, const std::vec
     return simulate_flow_collectives(net, jobs).front().duration.value;
 }
 }  // namespace
-
-TEST_CASE("max-min fair rates by progressive filling") {
-    const std::vector<double> equal{10.0, 10.0};
-    const std::vector<std::vector<int>> paths{{0}, {0, 1}, {1}};
-    const auto r = max_min_rates(equal, paths);
-    CHECK(r[0] == doctest::Approx(5.0));
-    CHECK(r[1] == doctest::Approx(5.0));
-    CHECK(r[2] == doctest::Approx(5.0));
-    // The narrow link fixes the two flows on it; the other flow takes what is left.
-    const std::vector<double> narrow{10.0, 4.0};
-    const auto s = max_min_rates(narrow, paths);
-    CHECK(s[1] == doctest::Approx(2.0));
-    CHECK(s[2] == doctest::Approx(2.0));
-    CHECK(s[0] == doctest::Approx(8.0));
-    const std::vector<std::vector<int>> bad{{}};
-    CHECK_THROWS_AS(max_min_rates(equal, bad), std::invalid_argument);
-}
 
 TEST_CASE("without contention the flow-level and analytic models agree within 2 percent") {
     struct Case {

@@ -1,0 +1,31 @@
+#include <doctest/doctest.h>
+
+#include "analysis/run.hpp"
+#include "analysis/scenario.hpp"
+
+using namespace rentsim;
+
+TEST_CASE("data-parallel ResNet-50 slows as inter-node latency rises and stops being compute-bound") {
+    const auto set = analysis::load_scenarios(std::string(RENTSIM_SOURCE_DIR) +
+                                              "/scenarios/resnet50-latency-sensitivity.json");
+    REQUIRE(set.points.size() >= 6);
+    double previous_time = 0;
+    double crossover_us = -1;
+    for (const auto& p : set.points) {
+        const auto r = analysis::run_scenario(p);
+        CAPTURE(p.point);
+        // Monotone: more latency never makes the run faster.
+        CHECK(r.time_to_train_s >= previous_time);
+        previous_time = r.time_to_train_s;
+        // The same compute on every point: only communication changes.
+        CHECK(r.breakdown.compute_s == doctest::Approx(analysis::run_scenario(set.points.front()).breakdown.compute_s));
+        const double exposed = r.breakdown.exposed_comm_s / r.iteration_s;
+        if (crossover_us < 0 && exposed > 0.05) crossover_us = p.cluster.inter_node->latency_us;
+    }
+    const auto first = analysis::run_scenario(set.points.front());
+    const auto last = analysis::run_scenario(set.points.back());
+    CHECK(first.breakdown.exposed_comm_s / first.iteration_s < 0.02);  // 2 us: compute-bound
+    CHECK(last.breakdown.exposed_comm_s / last.iteration_s > 0.10);    // 500 us: communication shows
+    // Exposed communication first exceeds 5% of the step between 100 and 200 us.
+    CHECK(crossover_us == 200.0);
+}
