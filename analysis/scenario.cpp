@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::string_view precisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::string_view recompute_modes[] = {"none", "selective", "full"};
+constexpr std::string_view schedules[] = {"1f1b", "gpipe"};
 constexpr std::string_view bert_tasks[] = {"pretraining", "squad"};
 constexpr std::string_view intra_kinds[] = {"nvlink", "pcie"};
 constexpr std::string_view fabrics[] = {"infiniband", "roce", "efa", "tcp"};
@@ -45,7 +46,7 @@ std::vector<std::string_view> model_names() {
 }
 
 Parallelism parse_parallelism(const Value& v) {
-    Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages"});
+    Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"});
     Parallelism p;
     if (auto x = o.get("tp")) p.tp = positive_int(*x);
     if (auto x = o.get("pp")) p.pp = positive_int(*x);
@@ -58,6 +59,9 @@ Parallelism parse_parallelism(const Value& v) {
         p.zero = static_cast<int>(z);
     }
     if (auto x = o.get("virtual_stages")) p.virtual_stages = positive_int(*x);
+    if (auto x = o.get("schedule")) p.schedule = x->as_name("pipeline schedule", schedules);
+    if (p.virtual_stages > 1 && p.schedule != "1f1b")
+        o.at("virtual_stages").fail("interleaved stages need the 1f1b schedule, not '" + p.schedule + "'");
     return p;
 }
 

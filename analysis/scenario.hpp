@@ -19,6 +19,7 @@ struct Parallelism {
     std::string recompute = "none";  // none, selective, full
     int zero = 0;                    // ZeRO stage 0..3
     int virtual_stages = 1;          // interleaved pipeline stages per GPU
+    std::string schedule = "1f1b";   // pipeline schedule: 1f1b or gpipe
 };
 
 struct WorkloadSpec {
