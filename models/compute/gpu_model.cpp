@@ -58,7 +58,11 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
     double elems = op.fwd_elems * micro_batch;
     double weights = op.weight_elems;
     double flops = op.fwd_flops * micro_batch;
-    const bool split = op.tp != work::TpSplit::none && (op.tp != work::TpSplit::m || sequence_parallel);
+    // A GEMM split along m is the weight gradient of a row-parallel layer, always divided; a
+    // streaming op split along m is sequence-parallel.
+    const bool gemm = op.cls == work::OpClass::matmul || op.cls == work::OpClass::conv ||
+                      op.cls == work::OpClass::attention;
+    const bool split = op.tp != work::TpSplit::none && (op.tp != work::TpSplit::m || sequence_parallel || gemm);
     if (tp > 1 && split) {
         switch (op.tp) {
             case work::TpSplit::n: n /= t; break;
