@@ -174,6 +174,7 @@ Result run_scenario(const Scenario& s) {
     cfg.sequence_parallel = par.sequence_parallel && par.tp > 1;
     cfg.dp = dp;
     cfg.zero = par.zero;
+    cfg.fused_elementwise = w.fused_elementwise;
     cfg.recompute = par.recompute == "full"        ? compute::Recompute::full
                     : par.recompute == "selective" ? compute::Recompute::selective
                                                    : compute::Recompute::none;

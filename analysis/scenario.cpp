@@ -66,7 +66,7 @@ Parallelism parse_parallelism(const Value& v) {
 }
 
 WorkloadSpec parse_workload(const Value& v) {
-    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb", "seq_len", "layers",
+    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb", "fused_elementwise", "seq_len", "layers",
                  "hidden", "heads", "vocab", "ffn_hidden", "kv_heads", "parallelism", "dataset_samples", "epochs",
                  "samples", "tokens"});
     WorkloadSpec w;
@@ -134,6 +134,7 @@ WorkloadSpec parse_workload(const Value& v) {
     }
     if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x);
     if (auto x = o.get("bucket_mb")) w.bucket_mb = x->as_positive_number();
+    if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
     const int forms = int(o.has("dataset_samples")) + int(o.has("samples")) + int(o.has("tokens"));

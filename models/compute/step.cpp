@@ -31,9 +31,14 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     out.optimizer_kind = w.domain == work::Domain::vision ? Optimizer::sgd_momentum : Optimizer::adam;
     const double tp = cfg.tp;
     const double elem_b = activation_bytes(cfg.precision);
+    // Stash per tensor-parallel rank (Korthikanti et al. 2022, Sec. 4.2): without sequence
+    // parallelism the norms, dropouts and the replicated inputs of column-parallel GEMMs are
+    // kept whole on every rank (their 10 s b h term); with it everything is divided.
     const auto divisor = [&](const work::Op& op) {
-        if (op.tp == work::TpSplit::none || (op.tp == work::TpSplit::m && !cfg.sequence_parallel)) return 1.0;
-        return tp;
+        if (op.tp == work::TpSplit::none) return 1.0;
+        const bool replicated = op.tp == work::TpSplit::m ||
+                                (op.tp == work::TpSplit::n && op.cls == work::OpClass::matmul);
+        return replicated && !cfg.sequence_parallel ? 1.0 : tp;
     };
     double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0;
     for (const auto& layer : w.layers) {
@@ -42,7 +47,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         Seconds recompute_time{};
         bool split = false;
         for (const auto& op : layer.ops) {
-            const auto f = gpu.op_cost(op, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel);
+            const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
+            auto f = gpu.op_cost(op, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel);
+            if (fused) f.time = Seconds{};
             lc.fwd += f.time;
             layer_flops += op.fwd_flops;
             // Dropout masks are one byte whatever the precision: count them in activation elements.
@@ -57,10 +64,11 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             layer_saved += saved / divisor(op);
             split = split || op.tp != work::TpSplit::none;
             for (const auto& b : work::backward_ops(op)) {
+                if (fused) continue;
                 lc.bwd += gpu.op_cost(b, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel).time;
                 ++lc.kernels;
             }
-            ++lc.kernels;
+            if (!fused) ++lc.kernels;
             if (cfg.tp > 1 && op.cls == work::OpClass::matmul) {
                 // Row-parallel output summed in forward; column-parallel input gradient in backward.
                 if (op.tp == work::TpSplit::k) {

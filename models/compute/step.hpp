@@ -23,6 +23,11 @@ struct StepConfig {
     int dp = 1;                    // data-parallel degree (for ZeRO sharding)
     int zero = 0;                  // ZeRO stage 0..3
     Recompute recompute = Recompute::none;
+    // Elementwise ops (ReLU, residual add, dropout, GELU, SwiGLU, rotary, pooling) run fused
+    // into the epilogue or prologue of the neighbouring GEMM or normalization, as XLA, the
+    // cuDNN fused BN-add-ReLU and the MLPerf submissions' fused kernels do: no kernel and no
+    // HBM round trip of their own. Their FLOPs still count.
+    bool fused_elementwise = false;
 };
 
 struct LayerCost {
