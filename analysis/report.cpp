@@ -55,12 +55,17 @@ std::string format_results_text(const std::vector<Result>& results) {
     if (results.size() == 1 && results[0].point.empty()) return single(results[0]);
     std::string o = results.empty() ? std::string() : results[0].name + "\n";
     std::vector<std::vector<std::string>> rows;
+    // The pipeline bubble gets a column only when some point has a pipeline.
+    bool bubble = false;
+    for (const auto& r : results) bubble = bubble || r.pp > 1;
     rows.push_back({"point", "gpus", "time to train", "cost", "samples/s", "step ms", "compute", "exp. comm",
                     "input stall", "MFU", "mem GiB"});
+    if (bubble) rows.back().insert(rows.back().begin() + 9, "bubble");
     for (const auto& r : results) {
         if (!r.fits) {
             rows.push_back({r.point, std::to_string(r.gpus), "does not fit", "-", "-", "-", "-", "-", "-", "-",
                             fmt::format("{:.1f}/{:.0f}", r.memory_per_gpu_gib, r.memory_available_gib)});
+            if (bubble) rows.back().insert(rows.back().begin() + 9, "-");
             continue;
         }
         rows.push_back({r.point, std::to_string(r.gpus), human_duration(r.time_to_train_s), usd(r.cost_usd),
@@ -68,6 +73,7 @@ std::string format_results_text(const std::vector<Result>& results) {
                         pct(r.breakdown.compute_s, r.iteration_s), pct(r.breakdown.exposed_comm_s, r.iteration_s),
                         pct(r.breakdown.input_stall_s, r.iteration_s), fmt::format("{:.1f}%", r.mfu * 100),
                         fmt::format("{:.1f}", r.memory_per_gpu_gib)});
+        if (bubble) rows.back().insert(rows.back().begin() + 9, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)

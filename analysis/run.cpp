@@ -228,8 +228,9 @@ Result run_scenario(const Scenario& s) {
     const int stages = par.pp * par.virtual_stages;
     if (static_cast<std::size_t>(stages) > n_layers)
         throw InputError(s.file, "/workload/parallelism/pp",
-                         "expected at most " + std::to_string(n_layers) + " pipeline stages (pp x virtual_stages) for " +
-                             std::to_string(n_layers) + " layers, got " + std::to_string(stages));
+                         "expected at most " + std::to_string(n_layers) +
+                             " pipeline stages (pp x virtual_stages), one per layer of the model (blocks, embedding and "
+                             "head), got " + std::to_string(stages));
     std::vector<std::size_t> bounds = balanced_stages(fwd, bwd, stages);  // stage c: [bounds[c], bounds[c+1])
     // A GPU holds chunks p, p + pp, ... (interleaved schedule); the critical one is the slowest.
     int slow = 0;
@@ -341,13 +342,14 @@ Result run_scenario(const Scenario& s) {
     r.iteration_s = static_cast<double>(tl.period_time) / static_cast<double>(tl.period ? tl.period : 1) * 1e-9;
     r.breakdown.compute_s = sim::to_seconds(tl.compute);
     r.breakdown.input_stall_s = sim::to_seconds(tl.input_stall);
-    r.breakdown.exposed_comm_s = std::max(0.0, r.iteration_s - r.breakdown.compute_s - r.breakdown.input_stall_s);
+    r.breakdown.pipeline_bubble_s = sim::to_seconds(tl.pipeline_bubble);
+    r.breakdown.exposed_comm_s = std::max(0.0, r.iteration_s - r.breakdown.compute_s - r.breakdown.input_stall_s -
+                                                   r.breakdown.pipeline_bubble_s);
     r.throughput_samples_per_s = r.global_batch / r.iteration_s;
     if (model.domain == work::Domain::language) r.throughput_tokens_per_s = r.throughput_samples_per_s * model.seq_len;
     r.tflops_per_gpu = step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
     r.mfu = r.tflops_per_gpu / gpu_spec.peak_tflops[static_cast<std::size_t>(w.precision)];
     r.hardware_tflops_per_gpu = step.hardware_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
-    r.breakdown.pipeline_bubble_s = sim::to_seconds(tl.pipeline_bubble);
     // Memory of the largest stage. Activations: one micro-batch of the whole model, split
     // among stages, times the micro-batches a stage holds at once (Korthikanti et al. 2022,
     // Sec. 4.2.3): GPipe all m, 1F1B the first stage's pp (of pp stages' worth of layers),
