@@ -120,7 +120,17 @@ compute::Calibration calibration_for(const Scenario& s) {
     }
 }
 
-Result run_scenario(const Scenario& s) {
+net::Network cluster_network(const Scenario& s) {
+    try {
+        return net::Network(net::build_topology(topology_spec(s.cluster)));
+    } catch (const std::invalid_argument& e) {
+        throw InputError(s.file, "/cluster", e.what());
+    }
+}
+
+Result run_scenario(const Scenario& s) { return run_scenario(s, cluster_network(s)); }
+
+Result run_scenario(const Scenario& s, const net::Network& network) {
     const auto& w = s.workload;
     const auto& par = w.parallelism;
     const compute::GpuSpec& gpu_spec = compute::find_gpu(s.cluster.gpu);
@@ -180,13 +190,6 @@ Result run_scenario(const Scenario& s) {
                                                    : compute::Recompute::none;
     const compute::StepCost step = compute::plan_step(model, gpu, cfg);
 
-    const net::Network network = [&] {
-        try {
-            return net::Network(net::build_topology(topology_spec(s.cluster)));
-        } catch (const std::invalid_argument& e) {
-            throw InputError(s.file, "/cluster", e.what());
-        }
-    }();
     const net::Algorithm algorithm = s.cluster.collective_algorithm == "auto"
                                          ? net::Algorithm::automatic
                                          : *net::parse_algorithm(s.cluster.collective_algorithm);
@@ -264,6 +267,12 @@ Result run_scenario(const Scenario& s) {
         for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i)
             slow_tp += tp_comm[i];
     micro_comm = slow_tp + p2p * 2.0;
+    if (stages == 1) {
+        // One stage: the step's own sums, so that data-parallel runs keep their exact times.
+        slot = step.fwd + step.bwd + slow_tp;
+        slow_fwd = step.fwd;
+        for (std::size_t i = 0; i < n_layers; ++i) slow_fwd += fwd[i] - step.layers[i].fwd;
+    }
 
     // ZeRO-3 (FSDP) gathers each layer's parameters before its forward, prefetching behind
     // the previous layer's compute: only what forward cannot hide is exposed.

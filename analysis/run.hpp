@@ -53,7 +53,13 @@ net::TopologySpec topology_spec(const ClusterSpec& c);
 // Loads the shipped calibration of a GPU, or the file a scenario names.
 compute::Calibration calibration_for(const Scenario& s);
 
+// The network of the scenario's cluster. Throws InputError when the cluster cannot be built.
+net::Network cluster_network(const Scenario& s);
+
 // Throws InputError for combinations the models cannot represent.
 Result run_scenario(const Scenario& s);
+// The same on a network already built for the scenario's cluster (cluster_network), which
+// sweep points and repeated predictions over one cluster can share.
+Result run_scenario(const Scenario& s, const net::Network& network);
 
 }  // namespace rentsim::analysis
