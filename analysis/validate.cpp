@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
+#include <string_view>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -221,12 +223,30 @@ std::string read_text(const std::string& path) {
     return ss.str();
 }
 
-std::map<std::string, net::ValidationRow> network_predictions(const std::string& path) {
+// The interpretation lines (header kept) of the rows `ids` holds: a file may hold any subset
+// of the measurements.
+std::string interpretations_of(std::string_view text, const std::set<std::string>& ids) {
+    std::string out;
+    std::size_t start = 0;
+    bool header = true;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view line = text.substr(start, end - start);
+        const std::string id(line.substr(0, line.find(',')));
+        if (header || ids.contains(id)) out += std::string(line) + "\n";
+        header = false;
+        start = end + 1;
+    }
+    return out;
+}
+
+std::map<std::string, net::ValidationRow> network_predictions(const std::string& path, const std::set<std::string>& ids) {
     std::map<std::string, net::ValidationRow> out;
     const auto files = shipped_network_rows();
     if (files.empty()) return out;
     try {
-        const auto data = net::parse_calibration_data(read_text(path), files.front().text);
+        const auto data = net::parse_calibration_data(read_text(path), interpretations_of(files.front().text, ids));
         for (auto& v : net::validate_network(data, net::default_network_params())) out[v.id] = v;
     } catch (const std::invalid_argument& e) {
         throw InputError(path, "", e.what());
@@ -276,7 +296,9 @@ ValidationReport validate_file(const std::string& path) {
                 v.predicted = gemm.predict(row);
             } else if (c == "nccl_busbw" || c == "p2p_bw") {
                 if (!network_read) {
-                    network = network_predictions(path);
+                    std::set<std::string> ids;
+                    for (const CsvRow& r : table.rows) ids.insert(r.at("id"));
+                    network = network_predictions(path, ids);
                     network_read = true;
                 }
                 const auto it = network.find(v.id);
