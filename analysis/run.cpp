@@ -278,11 +278,15 @@ Result run_scenario(const Scenario& s, const net::Network& network) {
     // the previous layer's compute: only what forward cannot hide is exposed.
     const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
+    units::Seconds gather_exposed{};
     if (par.zero >= 3 && dp > 1) {
         const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
-        if (gather > slow_fwd) micro_comm += gather - slow_fwd;
+        if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
     }
-    const units::Seconds slot_time = slot + p2p * 2.0 + (micro_comm - slow_tp - p2p * 2.0);
+    micro_comm += gather_exposed;
+    // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
+    // parameter gather forward could not hide.
+    const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed;
 
     const double ddp_bucket_bytes = w.bucket_mb * 1024 * 1024;
     const double grad_elem = compute::is_mixed(w.precision) ? 2.0 : 4.0;
@@ -290,7 +294,7 @@ Result run_scenario(const Scenario& s, const net::Network& network) {
     plan.iterations = r.iterations;
     plan.micro_steps = micro_steps;
     plan.micro_fwd_bwd = ns(slot_time);
-    plan.last_fwd = ns(slow_fwd + p2p + (micro_comm - slow_tp - p2p * 2.0));
+    plan.last_fwd = ns(slow_fwd + p2p + gather_exposed);  // the gradient's receive opens the first bucket
     plan.micro_comm = ns(micro_comm);
     // Fill and drain: (pp - 1) / v stage slots (Narayanan et al. 2021, Sec. 2.2), the same for
     // GPipe and 1F1B.

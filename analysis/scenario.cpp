@@ -60,6 +60,9 @@ Parallelism parse_parallelism(const Value& v) {
     }
     if (auto x = o.get("virtual_stages")) p.virtual_stages = positive_int(*x);
     if (auto x = o.get("schedule")) p.schedule = x->as_name("pipeline schedule", schedules);
+    if (p.virtual_stages > 1 && p.pp < 2)
+        o.at("virtual_stages").fail("interleaved stages need a pipeline (pp of 2 or more), got pp = " +
+                                    std::to_string(p.pp));
     if (p.virtual_stages > 1 && p.schedule != "1f1b")
         o.at("virtual_stages").fail("interleaved stages need the 1f1b schedule, not '" + p.schedule + "'");
     return p;
