@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "analysis/calibration_io.hpp"
@@ -72,7 +73,10 @@ std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
         else lo = mid;
     }
     std::vector<std::size_t> bounds;
-    fill(hi * (1 + 1e-12), &bounds);
+    if (!fill(hi * (1 + 1e-12), &bounds)) {  // rounding: fall back to a limit that always fits
+        bounds.clear();
+        fill(std::numeric_limits<double>::infinity(), &bounds);
+    }
     return bounds;
 }
 
