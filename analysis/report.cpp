@@ -41,6 +41,9 @@ std::string single(const Result& r) {
                      r.iteration_s * 1e3, r.breakdown.compute_s * 1e3, pct(r.breakdown.compute_s, r.iteration_s),
                      r.breakdown.exposed_comm_s * 1e3, pct(r.breakdown.exposed_comm_s, r.iteration_s),
                      r.breakdown.input_stall_s * 1e3, pct(r.breakdown.input_stall_s, r.iteration_s));
+    if (r.breakdown.pipeline_bubble_s > 0)
+        o += fmt::format("  pipeline        tp {} x pp {} x dp {}, bubble {:.2f} ms ({})\n", r.tp, r.pp, r.dp,
+                         r.breakdown.pipeline_bubble_s * 1e3, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
     o += fmt::format("  per GPU         {:.1f} TFLOP/s, MFU {:.1f}%, memory {:.1f} of {:.0f} GiB\n", r.tflops_per_gpu,
                      r.mfu * 100, r.memory_per_gpu_gib, r.memory_available_gib);
     return o;
@@ -52,12 +55,17 @@ std::string format_results_text(const std::vector<Result>& results) {
     if (results.size() == 1 && results[0].point.empty()) return single(results[0]);
     std::string o = results.empty() ? std::string() : results[0].name + "\n";
     std::vector<std::vector<std::string>> rows;
+    // The pipeline bubble gets a column only when some point has a pipeline.
+    bool bubble = false;
+    for (const auto& r : results) bubble = bubble || r.pp > 1;
     rows.push_back({"point", "gpus", "time to train", "cost", "samples/s", "step ms", "compute", "exp. comm",
                     "input stall", "MFU", "mem GiB"});
+    if (bubble) rows.back().insert(rows.back().begin() + 9, "bubble");
     for (const auto& r : results) {
         if (!r.fits) {
             rows.push_back({r.point, std::to_string(r.gpus), "does not fit", "-", "-", "-", "-", "-", "-", "-",
                             fmt::format("{:.1f}/{:.0f}", r.memory_per_gpu_gib, r.memory_available_gib)});
+            if (bubble) rows.back().insert(rows.back().begin() + 9, "-");
             continue;
         }
         rows.push_back({r.point, std::to_string(r.gpus), human_duration(r.time_to_train_s), usd(r.cost_usd),
@@ -65,6 +73,7 @@ std::string format_results_text(const std::vector<Result>& results) {
                         pct(r.breakdown.compute_s, r.iteration_s), pct(r.breakdown.exposed_comm_s, r.iteration_s),
                         pct(r.breakdown.input_stall_s, r.iteration_s), fmt::format("{:.1f}%", r.mfu * 100),
                         fmt::format("{:.1f}", r.memory_per_gpu_gib)});
+        if (bubble) rows.back().insert(rows.back().begin() + 9, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -92,6 +101,9 @@ Json result_json(const Result& r) {
     j["model"] = r.model;
     j["gpu"] = r.gpu;
     j["gpus"] = r.gpus;
+    j["tp"] = r.tp;
+    j["pp"] = r.pp;
+    j["dp"] = r.dp;
     j["precision"] = r.precision;
     j["global_batch"] = r.global_batch;
     j["micro_batch"] = r.micro_batch;
@@ -110,14 +122,16 @@ Json result_json(const Result& r) {
         j["iteration_s"] = r.iteration_s;
         j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
                           {"exposed_comm_s", r.breakdown.exposed_comm_s},
-                          {"input_stall_s", r.breakdown.input_stall_s}};
+                          {"input_stall_s", r.breakdown.input_stall_s},
+                          {"pipeline_bubble_s", r.breakdown.pipeline_bubble_s}};
         j["tflops_per_gpu"] = r.tflops_per_gpu;
         j["mfu"] = r.mfu;
+        j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
         j["allreduce_busbw_gbps"] = r.allreduce_busbw_gbps;
     } else {
         for (const char* k : {"time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
                               "throughput_tokens_per_s", "iteration_s", "breakdown", "tflops_per_gpu", "mfu",
-                              "allreduce_busbw_gbps"})
+                              "hardware_tflops_per_gpu", "allreduce_busbw_gbps"})
             j[k] = nullptr;
     }
     j["simulated_iterations"] = r.simulated_iterations;
@@ -137,11 +151,12 @@ std::string results_to_json(const std::vector<Result>& results) {
 }
 
 std::string results_to_csv(const std::vector<Result>& results) {
-    const char* cols[] = {"name", "point", "model", "gpu", "gpus", "precision", "global_batch", "micro_batch",
+    const char* cols[] = {"name", "point", "model", "gpu", "gpus", "tp", "pp", "dp", "precision", "global_batch", "micro_batch",
                           "micro_steps", "samples", "iterations", "fits", "memory_per_gpu_gib", "memory_available_gib",
                           "time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
                           "throughput_tokens_per_s", "iteration_s", "breakdown.compute_s", "breakdown.exposed_comm_s",
-                          "breakdown.input_stall_s", "tflops_per_gpu", "mfu", "allreduce_busbw_gbps",
+                          "breakdown.input_stall_s", "breakdown.pipeline_bubble_s", "tflops_per_gpu", "mfu",
+                          "hardware_tflops_per_gpu", "allreduce_busbw_gbps",
                           "simulated_iterations", "events", "fingerprint"};
     std::string o;
     for (std::size_t i = 0; i < std::size(cols); ++i) o += (i ? "," : "") + std::string(cols[i]);

@@ -1,6 +1,10 @@
 #include "analysis/run.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "analysis/calibration_io.hpp"
 #include "analysis/input_error.hpp"
@@ -32,6 +36,48 @@ work::Workload build_workload(const WorkloadSpec& w) {
     work::GptShape s = p->shape;
     if (w.seq_len) s.seq_len = w.seq_len;
     return work::gpt(s, std::string(p->name));
+}
+
+// Cuts layers (in order) into `stages` contiguous non-empty stages minimising the largest
+// stage's forward + backward time: binary search on that time with a greedy fill. Returns
+// stages + 1 boundaries.
+std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
+                                         const std::vector<units::Seconds>& bwd, int stages) {
+    const std::size_t n = fwd.size(), k = static_cast<std::size_t>(stages);
+    std::vector<double> t(n);
+    double lo = 0, hi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        t[i] = (fwd[i] + bwd[i]).value;
+        lo = std::max(lo, t[i]);
+        hi += t[i];
+    }
+    // Greedy fill under `limit`, leaving at least one layer for every later stage.
+    const auto fill = [&](double limit, std::vector<std::size_t>* out) {
+        std::size_t i = 0;
+        for (std::size_t c = 0; c < k; ++c) {
+            if (out) out->push_back(i);
+            double sum = 0;
+            const std::size_t last = n - (k - 1 - c);  // exclusive bound keeping one layer per later stage
+            if (i >= last) return false;
+            sum += t[i++];
+            while (i < last && sum + t[i] <= limit) sum += t[i++];
+            if (c + 1 == k && i < n) return false;
+        }
+        if (out) out->push_back(n);
+        return true;
+    };
+    if (k == 1) return {0, n};
+    for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        if (fill(mid, nullptr)) hi = mid;
+        else lo = mid;
+    }
+    std::vector<std::size_t> bounds;
+    if (!fill(hi * (1 + 1e-12), &bounds)) {  // rounding: fall back to a limit that always fits
+        bounds.clear();
+        fill(std::numeric_limits<double>::infinity(), &bounds);
+    }
+    return bounds;
 }
 
 }  // namespace
@@ -78,13 +124,19 @@ compute::Calibration calibration_for(const Scenario& s) {
     }
 }
 
-Result run_scenario(const Scenario& s) {
+net::Network cluster_network(const Scenario& s) {
+    try {
+        return net::Network(net::build_topology(topology_spec(s.cluster)));
+    } catch (const std::invalid_argument& e) {
+        throw InputError(s.file, "/cluster", e.what());
+    }
+}
+
+Result run_scenario(const Scenario& s) { return run_scenario(s, cluster_network(s)); }
+
+Result run_scenario(const Scenario& s, const net::Network& network) {
     const auto& w = s.workload;
     const auto& par = w.parallelism;
-    if (par.tp > 1 || par.pp > 1)
-        throw InputError(s.file, par.tp > 1 ? "/workload/parallelism/tp" : "/workload/parallelism/pp",
-                         "tensor and pipeline parallelism are not simulated by this version; use tp = pp = 1");
-
     const compute::GpuSpec& gpu_spec = compute::find_gpu(s.cluster.gpu);
     const compute::GpuModel gpu(gpu_spec, calibration_for(s));
     const work::Workload model = build_workload(w);
@@ -97,6 +149,9 @@ Result run_scenario(const Scenario& s) {
     r.precision = std::string(compute::to_string(w.precision));
     r.gpus = s.cluster.gpus;
     const int dp = s.cluster.gpus / (par.tp * par.pp);
+    r.tp = par.tp;
+    r.pp = par.pp;
+    r.dp = dp;
 
     // Batch layout: samples per optimizer step, micro-batch, gradient accumulation.
     int micro = 0, micro_steps = 0;
@@ -118,47 +173,154 @@ Result run_scenario(const Scenario& s) {
     r.samples = w.samples;
     r.iterations = static_cast<std::int64_t>(std::ceil(w.samples / r.global_batch - 1e-9));
 
+    if (model.heads > 0 && par.tp > 1 && model.heads % par.tp != 0)
+        throw InputError(s.file, "/workload/parallelism/tp",
+                         "expected a divisor of the model's " + std::to_string(model.heads) +
+                             " attention heads, got tp = " + std::to_string(par.tp));
+    if (par.tp > 1 && model.domain == work::Domain::vision)
+        throw InputError(s.file, "/workload/parallelism/tp",
+                         "tensor parallelism splits transformer layers; model '" + w.model + "' has none");
+
     compute::StepConfig cfg;
     cfg.micro_batch = micro;
     cfg.precision = w.precision;
     cfg.tp = par.tp;
+    cfg.sequence_parallel = par.sequence_parallel && par.tp > 1;
     cfg.dp = dp;
     cfg.zero = par.zero;
+    cfg.fused_elementwise = w.fused_elementwise;
     cfg.recompute = par.recompute == "full"        ? compute::Recompute::full
                     : par.recompute == "selective" ? compute::Recompute::selective
                                                    : compute::Recompute::none;
     const compute::StepCost step = compute::plan_step(model, gpu, cfg);
 
-    // Gradient buckets in the order backward produces them (last layer first).
-    const net::Network network = [&] {
-        try {
-            return net::Network(net::build_topology(topology_spec(s.cluster)));
-        } catch (const std::invalid_argument& e) {
-            throw InputError(s.file, "/cluster", e.what());
-        }
-    }();
     const net::Algorithm algorithm = s.cluster.collective_algorithm == "auto"
                                          ? net::Algorithm::automatic
                                          : *net::parse_algorithm(s.cluster.collective_algorithm);
+    // Megatron's rank order: tensor-parallel ranks adjacent (inside a node when tp <= GPUs per
+    // node), then data-parallel, then pipeline stages.
+    std::vector<int> dp_ranks;
+    for (int i = 0; i < dp; ++i) dp_ranks.push_back(i * par.tp);
+    const auto dp_collective = [&](net::Collective op, double bytes) {
+        if (dp <= 1 || bytes <= 0) return net::CollectiveEstimate{};
+        return par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
+                          : network.collective(op, units::Bytes{bytes}, dp, algorithm);
+    };
+
+    // Per layer, one micro-batch: compute plus the tensor-parallel collectives on the critical path.
+    const std::size_t n_layers = step.layers.size();
+    std::vector<units::Seconds> fwd(n_layers), bwd(n_layers), tp_comm(n_layers);
+    double cached_bytes = -1;
+    units::Seconds cached_time{};
+    for (std::size_t i = 0; i < n_layers; ++i) {
+        const auto& l = step.layers[i];
+        fwd[i] = l.fwd;
+        bwd[i] = l.bwd;
+        if (par.tp <= 1 || l.tp_fwd_collectives + l.tp_bwd_collectives == 0) continue;
+        if (l.tp_collective_bytes.value != cached_bytes) {
+            cached_bytes = l.tp_collective_bytes.value;
+            if (cfg.sequence_parallel)
+                cached_time = network.collective(net::Collective::all_gather, l.tp_collective_bytes, par.tp).time +
+                              network.collective(net::Collective::reduce_scatter, l.tp_collective_bytes, par.tp).time;
+            else
+                cached_time = network.collective(net::Collective::all_reduce, l.tp_collective_bytes, par.tp).time;
+        }
+        const units::Seconds f = cached_time * l.tp_fwd_collectives, b = cached_time * l.tp_bwd_collectives;
+        fwd[i] += f;
+        bwd[i] += b;
+        tp_comm[i] = f + b;
+    }
+
+    // Pipeline stages: contiguous layers, balanced by time (the smallest largest stage).
+    const int stages = par.pp * par.virtual_stages;
+    if (static_cast<std::size_t>(stages) > n_layers)
+        throw InputError(s.file, "/workload/parallelism/pp",
+                         "expected at most " + std::to_string(n_layers) +
+                             " pipeline stages (pp x virtual_stages), one per layer of the model (blocks, embedding and "
+                             "head), got " + std::to_string(stages));
+    std::vector<std::size_t> bounds = balanced_stages(fwd, bwd, stages);  // stage c: [bounds[c], bounds[c+1])
+    // A GPU holds chunks p, p + pp, ... (interleaved schedule); the critical one is the slowest.
+    int slow = 0;
+    units::Seconds slot{}, slow_fwd{};
+    double stage_params_max = 0;
+    for (int g = 0; g < par.pp; ++g) {
+        units::Seconds f{}, t{};
+        double params = 0;
+        for (int c = g; c < stages; c += par.pp)
+            for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i) {
+                f += fwd[i];
+                t += fwd[i] + bwd[i];
+                params += step.layers[i].params;
+            }
+        stage_params_max = std::max(stage_params_max, params);
+        if (t > slot) {
+            slot = t;
+            slow_fwd = f;
+            slow = g;
+        }
+    }
+    // Activations and gradients cross each stage boundary once per chunk and micro-batch.
+    units::Seconds p2p{};
+    if (par.pp > 1) {
+        const std::array<int, 2> pair{0, par.tp * dp};
+        p2p = network.collective(net::Collective::send_recv, step.layers.front().boundary_bytes, pair).time *
+              par.virtual_stages;
+    }
+    units::Seconds micro_comm{}, slow_tp{};
+    for (int c = slow; c < stages; c += par.pp)
+        for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i)
+            slow_tp += tp_comm[i];
+    micro_comm = slow_tp + p2p * 2.0;
+    if (stages == 1) {
+        // One stage: the step's own sums, so that data-parallel runs keep their exact times.
+        slot = step.fwd + step.bwd + slow_tp;
+        slow_fwd = step.fwd;
+        for (std::size_t i = 0; i < n_layers; ++i) slow_fwd += fwd[i] - step.layers[i].fwd;
+    }
+
+    // ZeRO-3 (FSDP) gathers each layer's parameters before its forward, prefetching behind
+    // the previous layer's compute: only what forward cannot hide is exposed.
+    const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
+    const double stage_params = par.pp > 1 ? stage_params_max : step.params;
+    units::Seconds gather_exposed{};
+    if (par.zero >= 3 && dp > 1) {
+        const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
+        if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
+    }
+    micro_comm += gather_exposed;
+    // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
+    // parameter gather forward could not hide.
+    const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed;
+
     const double ddp_bucket_bytes = w.bucket_mb * 1024 * 1024;
     const double grad_elem = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     TrainingPlan plan;
     plan.iterations = r.iterations;
     plan.micro_steps = micro_steps;
-    plan.micro_fwd_bwd = ns(step.fwd + step.bwd);
-    plan.last_fwd = ns(step.fwd);
-    plan.optimizer = ns(step.optimizer);
+    plan.micro_fwd_bwd = ns(slot_time);
+    plan.last_fwd = ns(slow_fwd + p2p + gather_exposed);  // the gradient's receive opens the first bucket
+    plan.micro_comm = ns(micro_comm);
+    // Fill and drain: (pp - 1) / v stage slots (Narayanan et al. 2021, Sec. 2.2), the same for
+    // GPipe and 1F1B.
+    if (par.pp > 1) plan.pipeline_bubble = ns(slot_time * (static_cast<double>(par.pp - 1) / par.virtual_stages));
+    plan.optimizer = ns(step.optimizer * (stage_params / step.params));
     plan.step_overhead = ns(units::seconds(gpu.calibration().step_overhead_s));
-    double bucket_bytes = 0;
-    units::Seconds bucket_time{};
+
+    // Gradient buckets in the order backward produces them (last layer first); ZeRO-2/3
+    // reduce-scatter gradients instead of all-reducing them, ZeRO-3 gathers parameters again
+    // for backward.
+    const net::Collective grad_op = par.zero >= 2 ? net::Collective::reduce_scatter : net::Collective::all_reduce;
+    double bucket_bytes = 0, bucket_params = 0;
+    units::Seconds bucket_time = p2p;  // the gradient received from the next stage
     double cap = std::min(ddp_first_bucket_bytes, ddp_bucket_bytes);
     double largest_bucket = 0;
     const auto close_bucket = [&] {
         plan.bucket_bwd.push_back(ns(bucket_time));
         units::Seconds comm{};
         if (dp > 1 && bucket_bytes > 0) {
-            const auto est = network.collective(net::Collective::all_reduce, units::Bytes{bucket_bytes}, dp, algorithm);
+            const auto est = dp_collective(grad_op, bucket_bytes);
             comm = est.time;
+            if (par.zero >= 3) comm += dp_collective(net::Collective::all_gather, bucket_params * weight_b).time;
             if (bucket_bytes >= largest_bucket) {
                 largest_bucket = bucket_bytes;
                 r.allreduce_busbw_gbps = est.busbw_gbps;
@@ -166,15 +328,25 @@ Result run_scenario(const Scenario& s) {
         }
         plan.bucket_comm.push_back(ns(comm));
         bucket_bytes = 0;
+        bucket_params = 0;
         bucket_time = {};
         cap = ddp_bucket_bytes;
     };
-    for (auto it = step.layers.rbegin(); it != step.layers.rend(); ++it) {
-        bucket_time += it->bwd;
-        bucket_bytes += it->params * grad_elem;
-        if (bucket_bytes >= cap) close_bucket();
+    for (int c = stages - par.pp + slow; c >= 0; c -= par.pp) {
+        const auto lo = bounds[static_cast<std::size_t>(c)], hi = bounds[static_cast<std::size_t>(c) + 1];
+        for (auto i = hi; i-- > lo;) {
+            bucket_time += bwd[i];
+            bucket_bytes += step.layers[i].params * grad_elem;
+            bucket_params += step.layers[i].params;
+            if (bucket_bytes >= cap) close_bucket();
+        }
     }
     if (bucket_bytes > 0 || plan.bucket_bwd.empty() || bucket_time.value > 0) close_bucket();
+    // ZeRO-1/2: every rank updates its shard, then the updated parameters are all-gathered.
+    if ((par.zero == 1 || par.zero == 2) && dp > 1) {
+        plan.bucket_bwd.push_back(0);
+        plan.bucket_comm.push_back(ns(dp_collective(net::Collective::all_gather, stage_params * weight_b).time));
+    }
 
     if (s.data.workers_per_gpu > 0) {
         plan.workers = s.data.workers_per_gpu;
@@ -187,12 +359,30 @@ Result run_scenario(const Scenario& s) {
     r.iteration_s = static_cast<double>(tl.period_time) / static_cast<double>(tl.period ? tl.period : 1) * 1e-9;
     r.breakdown.compute_s = sim::to_seconds(tl.compute);
     r.breakdown.input_stall_s = sim::to_seconds(tl.input_stall);
-    r.breakdown.exposed_comm_s = std::max(0.0, r.iteration_s - r.breakdown.compute_s - r.breakdown.input_stall_s);
+    r.breakdown.pipeline_bubble_s = sim::to_seconds(tl.pipeline_bubble);
+    r.breakdown.exposed_comm_s = std::max(0.0, r.iteration_s - r.breakdown.compute_s - r.breakdown.input_stall_s -
+                                                   r.breakdown.pipeline_bubble_s);
     r.throughput_samples_per_s = r.global_batch / r.iteration_s;
     if (model.domain == work::Domain::language) r.throughput_tokens_per_s = r.throughput_samples_per_s * model.seq_len;
     r.tflops_per_gpu = step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
     r.mfu = r.tflops_per_gpu / gpu_spec.peak_tflops[static_cast<std::size_t>(w.precision)];
-    r.memory_per_gpu_gib = step.memory.total().value / units::gib(1).value;
+    r.hardware_tflops_per_gpu = step.hardware_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
+    // Memory of the largest stage. Activations: one micro-batch of the whole model, split
+    // among stages, times the micro-batches a stage holds at once (Korthikanti et al. 2022,
+    // Sec. 4.2.3): GPipe all m, 1F1B the first stage's pp (of pp stages' worth of layers),
+    // interleaved 1F1B 1 + (pp - 1) / (pp v) times more.
+    compute::MemoryUse mem = step.memory;
+    if (par.pp > 1) {
+        const double share = stage_params / step.params;
+        mem.weights = mem.weights * share;
+        mem.gradients = mem.gradients * share;
+        mem.optimizer = mem.optimizer * share;
+        const double pp = par.pp, m = micro_steps, v = par.virtual_stages;
+        const double in_flight = par.schedule == "gpipe" ? m / pp
+                                                         : std::min(m, pp) / pp * (v > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0);
+        mem.activations = mem.activations * in_flight;
+    }
+    r.memory_per_gpu_gib = mem.total().value / units::gib(1).value;
     r.memory_available_gib = gpu_spec.memory_gib;
     r.fits = r.memory_per_gpu_gib <= r.memory_available_gib;
     r.simulated_iterations = tl.simulated_iterations;

@@ -16,11 +16,13 @@ struct Breakdown {
     double compute_s = 0;       // per step: kernels on the GPU's compute stream
     double exposed_comm_s = 0;  // per step: communication not hidden behind compute
     double input_stall_s = 0;   // per step: waiting for the input pipeline
+    double pipeline_bubble_s = 0;  // per step: pipeline fill and drain (idle); the four sum to the step
 };
 
 struct Result {
     std::string name, point, model, gpu, precision;
     int gpus = 0;
+    int tp = 1, pp = 1, dp = 1;     // parallel layout
     int global_batch = 0;           // samples per optimizer step
     int micro_batch = 0;
     int micro_steps = 0;            // gradient-accumulation steps per optimizer step
@@ -35,6 +37,7 @@ struct Result {
     Breakdown breakdown;
     double tflops_per_gpu = 0;      // model FLOPs (no recomputation) per second per GPU
     double mfu = 0;                 // tflops_per_gpu / dense peak at the precision
+    double hardware_tflops_per_gpu = 0;  // FLOPs executed, recomputation included
     double memory_per_gpu_gib = 0;
     double memory_available_gib = 0;
     bool fits = true;
@@ -50,7 +53,13 @@ net::TopologySpec topology_spec(const ClusterSpec& c);
 // Loads the shipped calibration of a GPU, or the file a scenario names.
 compute::Calibration calibration_for(const Scenario& s);
 
+// The network of the scenario's cluster. Throws InputError when the cluster cannot be built.
+net::Network cluster_network(const Scenario& s);
+
 // Throws InputError for combinations the models cannot represent.
 Result run_scenario(const Scenario& s);
+// The same on a network already built for the scenario's cluster (cluster_network), which
+// sweep points and repeated predictions over one cluster can share.
+Result run_scenario(const Scenario& s, const net::Network& network);
 
 }  // namespace rentsim::analysis

@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::string_view precisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::string_view recompute_modes[] = {"none", "selective", "full"};
+constexpr std::string_view schedules[] = {"1f1b", "gpipe"};
 constexpr std::string_view bert_tasks[] = {"pretraining", "squad"};
 constexpr std::string_view intra_kinds[] = {"nvlink", "pcie"};
 constexpr std::string_view fabrics[] = {"infiniband", "roce", "efa", "tcp"};
@@ -45,7 +46,7 @@ std::vector<std::string_view> model_names() {
 }
 
 Parallelism parse_parallelism(const Value& v) {
-    Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages"});
+    Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"});
     Parallelism p;
     if (auto x = o.get("tp")) p.tp = positive_int(*x);
     if (auto x = o.get("pp")) p.pp = positive_int(*x);
@@ -58,11 +59,17 @@ Parallelism parse_parallelism(const Value& v) {
         p.zero = static_cast<int>(z);
     }
     if (auto x = o.get("virtual_stages")) p.virtual_stages = positive_int(*x);
+    if (auto x = o.get("schedule")) p.schedule = x->as_name("pipeline schedule", schedules);
+    if (p.virtual_stages > 1 && p.pp < 2)
+        o.at("virtual_stages").fail("interleaved stages need a pipeline (pp of 2 or more), got pp = " +
+                                    std::to_string(p.pp));
+    if (p.virtual_stages > 1 && p.schedule != "1f1b")
+        o.at("virtual_stages").fail("interleaved stages need the 1f1b schedule, not '" + p.schedule + "'");
     return p;
 }
 
 WorkloadSpec parse_workload(const Value& v) {
-    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb", "seq_len", "layers",
+    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb", "fused_elementwise", "seq_len", "layers",
                  "hidden", "heads", "vocab", "ffn_hidden", "kv_heads", "parallelism", "dataset_samples", "epochs",
                  "samples", "tokens"});
     WorkloadSpec w;
@@ -130,6 +137,7 @@ WorkloadSpec parse_workload(const Value& v) {
     }
     if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x);
     if (auto x = o.get("bucket_mb")) w.bucket_mb = x->as_positive_number();
+    if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
     const int forms = int(o.has("dataset_samples")) + int(o.has("samples")) + int(o.has("tokens"));

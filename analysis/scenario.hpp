@@ -19,6 +19,7 @@ struct Parallelism {
     std::string recompute = "none";  // none, selective, full
     int zero = 0;                    // ZeRO stage 0..3
     int virtual_stages = 1;          // interleaved pipeline stages per GPU
+    std::string schedule = "1f1b";   // pipeline schedule: 1f1b or gpipe
 };
 
 struct WorkloadSpec {
@@ -30,7 +31,8 @@ struct WorkloadSpec {
     int batch_per_gpu = 0;         // samples per GPU per optimizer step (data-parallel form)
     int global_batch = 0;          // samples per optimizer step (with micro_batch)
     int micro_batch = 0;
-    double bucket_mb = 25;         // gradient bucket size, MiB (PyTorch DDP bucket_cap_mb)
+    double bucket_mb = 25;
+    bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (XLA, fused frameworks)         // gradient bucket size, MiB (PyTorch DDP bucket_cap_mb)
     Parallelism parallelism;
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens

@@ -42,6 +42,10 @@ private:
         if (plan_.bucket_bwd.empty() || plan_.bucket_bwd.size() != plan_.bucket_comm.size())
             throw std::invalid_argument("training plan needs one all-reduce per gradient bucket");
         auto prev = graph_.add_delay("forward", plan_.last_fwd);
+        if (plan_.pipeline_bubble > 0) {
+            auto bubble = graph_.add_delay("pipeline-bubble", plan_.pipeline_bubble);
+            graph_.precede(bubble, prev);
+        }
         std::vector<sim::ActivityGraph::Handle> comms;
         for (std::size_t b = 0; b < plan_.bucket_bwd.size(); ++b) {
             auto bwd = graph_.add_delay("backward." + std::to_string(b), plan_.bucket_bwd[b]);
@@ -150,7 +154,8 @@ private:
         t.fingerprint = engine_.fingerprint();
         t.simulated_iterations = step_;
         const sim::Time compute = static_cast<sim::Time>(plan_.micro_steps - 1) * plan_.micro_fwd_bwd +
-                                  plan_.last_fwd + sum(plan_.bucket_bwd) + plan_.optimizer + plan_.step_overhead;
+                                  plan_.last_fwd + sum(plan_.bucket_bwd) + plan_.optimizer + plan_.step_overhead -
+                                  static_cast<sim::Time>(plan_.micro_steps) * plan_.micro_comm;
         const auto at = [this](std::int64_t i) { return starts_[static_cast<std::size_t>(i)]; };
         const auto stall_at = [this](std::int64_t i) { return stalls_[static_cast<std::size_t>(i)]; };
         std::int64_t j, p;
@@ -172,7 +177,8 @@ private:
         t.iteration = t.period_time / p;
         t.compute = compute;
         t.input_stall = (stall_at(j + p) - stall_at(j)) / p;
-        t.exposed_comm = std::max<sim::Time>(0, t.iteration - compute - t.input_stall);
+        t.pipeline_bubble = plan_.pipeline_bubble;
+        t.exposed_comm = std::max<sim::Time>(0, t.iteration - compute - t.input_stall - t.pipeline_bubble);
         return t;
     }
 

@@ -4,7 +4,9 @@
 // queues; each optimizer step runs `micro_steps` micro-batches, each waiting for its batch;
 // the last micro-batch's backward hands gradient buckets to a single communication stream
 // (a FIFO resource, as NCCL runs one stream) that overlaps the remaining backward; the
-// optimizer waits for every bucket. Once the state at a step boundary repeats, the rest of
+// optimizer waits for every bucket. With pipeline parallelism a micro-step is one stage
+// slot (forward and backward of one micro-batch on this GPU's stage) and the fill and drain
+// of the pipeline are one idle `pipeline_bubble` before the last micro-batch. Once the state at a step boundary repeats, the rest of
 // the run is periodic and is fast-forwarded exactly.
 #pragma once
 
@@ -21,6 +23,11 @@ struct TrainingPlan {
     int micro_steps = 1;              // micro-batches per optimizer step
     sim::Time micro_fwd_bwd = 0;      // forward + backward of one micro-batch (not the last)
     sim::Time last_fwd = 0;           // forward of the last micro-batch
+    // Blocking communication inside every micro-step (tensor-parallel collectives, pipeline
+    // sends and receives, ZeRO-3 parameter gathers not hidden by forward); already counted in
+    // micro_fwd_bwd, last_fwd and bucket_bwd, reported as exposed communication.
+    sim::Time micro_comm = 0;
+    sim::Time pipeline_bubble = 0;    // idle time of pipeline fill and drain per step
     std::vector<sim::Time> bucket_bwd;   // backward time producing each gradient bucket, in order
     std::vector<sim::Time> bucket_comm;  // all-reduce time of each bucket
     sim::Time optimizer = 0;
@@ -37,6 +44,7 @@ struct Timeline {
     sim::Time compute = 0;            // per step, steady state
     sim::Time exposed_comm = 0;       // per step, steady state
     sim::Time input_stall = 0;        // per step, steady state
+    sim::Time pipeline_bubble = 0;    // per step; compute + exposed_comm + input_stall + bubble = iteration
     std::int64_t simulated_iterations = 0;  // the rest were fast-forwarded
     std::int64_t period = 0;          // steps in one repeating period (0: ran to the end)
     sim::Time period_time = 0;        // simulated time of one period

@@ -1,8 +1,12 @@
 # Generates a C++ source that holds the text of data files as raw string literals.
-# Usage: cmake -DOUT=file.cpp -DNAMES=a,b -DFILES=/p/a.json,/p/b.json -P embed_files.cmake
+# Usage: cmake -DOUT=file.cpp -DNAMES=a,b -DFILES=/p/a.json,/p/b.json [-DFUNC=name] -P embed_files.cmake
+# FUNC names the accessor (default shipped_calibration_files), declared in shipped_calibrations.hpp.
 # Lists arrive comma-separated: a semicolon would split the command line.
 string(REPLACE "," ";" NAMES "${NAMES}")
 string(REPLACE "," ";" FILES "${FILES}")
+if(NOT FUNC)
+  set(FUNC shipped_calibration_files)
+endif()
 list(LENGTH NAMES n)
 set(body "")
 set(i 0)
@@ -21,7 +25,7 @@ namespace {
 constexpr EmbeddedFile files[] = {
 ${body}    {\"\", \"\"}};  // sentinel: keeps the array non-empty
 }  // namespace
-std::span<const EmbeddedFile> shipped_calibration_files() { return {files, std::size(files) - 1}; }
+std::span<const EmbeddedFile> ${FUNC}() { return {files, std::size(files) - 1}; }
 }  // namespace rentsim::analysis
 ")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -18,6 +18,7 @@
 #include "analysis/report.hpp"
 #include "analysis/scenario.hpp"
 #include "analysis/sweep.hpp"
+#include "analysis/validate.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/workloads/zoo.hpp"
 
@@ -127,6 +128,17 @@ int collective_command(const CollectiveOptions& o) {
     return 0;
 }
 
+struct ValidateOptions {
+    std::string file, out;
+};
+
+int validate_command(const ValidateOptions& o) {
+    const auto rep = analysis::validate_file(o.file);
+    std::cout << analysis::validation_text(rep);
+    if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::validation_json(rep));
+    return 0;
+}
+
 int help_command(const std::string& topic) {
     if (topic == "gpus") {
         for (const auto& g : compute::gpu_catalog()) fmt::print("{:<16} {}\n", g.name, g.description);
@@ -176,6 +188,12 @@ int main(int argc, char** argv) {
     col_cmd->add_option("--algorithm", col.algorithm, "auto (as NCCL chooses), ring, tree, hierarchical, direct, nvls");
     col_cmd->add_option("--out", col.out, "write the rows as JSON");
 
+    ValidateOptions val;
+    auto* val_cmd = app.add_subcommand("validate", "predict every row of a measurement file and report the errors");
+    val_cmd->add_option("file", val.file, "measurement CSV (layout of models/compute/measurements/measured.csv)")
+        ->required();
+    val_cmd->add_option("--out", val.out, "write rows and summary as JSON");
+
     std::string topic;
     auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies");
     help_cmd->add_option("what", topic, "gpus, models or topologies")
@@ -194,6 +212,7 @@ int main(int argc, char** argv) {
         if (*help_cmd) return help_command(topic);
         if (*cal_cmd) return calibrate_command(cal);
         if (*col_cmd) return collective_command(col);
+        if (*val_cmd) return validate_command(val);
     } catch (const analysis::InputError& e) {
         std::cerr << "rentsim: " << e.what() << "\n";
         return 2;

@@ -46,7 +46,8 @@ Seconds GpuModel::gemm_time(double m, double n, double k, double batch, Precisio
     return units::seconds(std::max(compute, memory) + cal_.kernel_overhead_s);
 }
 
-OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, int tp) const {
+OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, int tp,
+                         bool sequence_parallel) const {
     const double t = static_cast<double>(tp);
     double m = op.m, n = op.n, k = op.k, batch = op.batch;
     switch (op.samples) {  // the dimension a micro-batch stacks along
@@ -57,7 +58,12 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
     double elems = op.fwd_elems * micro_batch;
     double weights = op.weight_elems;
     double flops = op.fwd_flops * micro_batch;
-    if (tp > 1) {
+    // A GEMM split along m is the weight gradient of a row-parallel layer, always divided; a
+    // streaming op split along m is sequence-parallel.
+    const bool gemm = op.cls == work::OpClass::matmul || op.cls == work::OpClass::conv ||
+                      op.cls == work::OpClass::attention;
+    const bool split = op.tp != work::TpSplit::none && (op.tp != work::TpSplit::m || sequence_parallel || gemm);
+    if (tp > 1 && split) {
         switch (op.tp) {
             case work::TpSplit::n: n /= t; break;
             case work::TpSplit::k: k /= t; break;
@@ -65,11 +71,9 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
             case work::TpSplit::m: m /= t; break;
             case work::TpSplit::none: break;
         }
-        if (op.tp != work::TpSplit::none) {
-            flops /= t;
-            elems /= t;
-            weights /= t;
-        }
+        flops /= t;
+        elems /= t;
+        weights /= t;
     }
     const double elem = activation_bytes(p);
     switch (op.cls) {

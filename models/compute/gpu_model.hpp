@@ -47,8 +47,11 @@ public:
     const GpuSpec& spec() const { return *spec_; }
     const Calibration& calibration() const { return cal_; }
 
-    // Throws std::invalid_argument when the GPU has no path for the precision.
-    OpCost op_cost(const work::Op& op, double micro_batch, Precision p, int tp = 1) const;
+    // Throws std::invalid_argument when the GPU has no path for the precision. Without
+    // sequence parallelism the ops split along m (norms, dropouts, residual adds) are
+    // replicated on every tensor-parallel rank rather than divided.
+    OpCost op_cost(const work::Op& op, double micro_batch, Precision p, int tp = 1,
+                   bool sequence_parallel = true) const;
     // One GEMM: C[m x n] = A[m x k] B[k x n], `batch` times.
     // `traffic_elems` > 0 replaces the dense estimate of HBM traffic (m k + k n + m n) x batch:
     // an implicit-GEMM convolution reads its input once, not its im2col expansion.

@@ -1,47 +1,108 @@
 #include "models/compute/step.hpp"
 
+#include <algorithm>
+
 namespace rentsim::compute {
 
 using units::Bytes;
 using units::Flops;
 using units::Seconds;
 
+namespace {
+
+// The attention core Korthikanti et al. 2022 recompute selectively: the per-head ops
+// (scores, softmax, dropout, context), which tensor parallelism splits by head.
+bool attention_core(const work::Op& op) { return op.tp == work::TpSplit::batch; }
+
+// Elements of an op's stash that selective recomputation drops: softmax output, dropout
+// mask and output (the 5 a s / h term); the context GEMM keeps V, the scores GEMM Q and K.
+// Masks are one byte: `elem_b` converts them to activation elements.
+double selective_dropped(const work::Op& op, double elem_b) {
+    if (!attention_core(op)) return 0.0;
+    if (op.cls == work::OpClass::attention)
+        return op.name == "attn_context" ? std::min(op.saved_elems, op.m * op.k * op.batch) : 0.0;
+    return op.saved_elems + op.saved_mask_elems / elem_b;  // softmax output, dropout mask
+}
+
+}  // namespace
+
 StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfig& cfg) {
     StepCost out;
     out.optimizer_kind = w.domain == work::Domain::vision ? Optimizer::sgd_momentum : Optimizer::adam;
     const double tp = cfg.tp;
-    double fwd_flops = 0, saved_elems = 0;
+    const double elem_b = activation_bytes(cfg.precision);
+    // Stash per tensor-parallel rank (Korthikanti et al. 2022, Sec. 4.2): without sequence
+    // parallelism the norms, dropouts and the replicated inputs of column-parallel GEMMs are
+    // kept whole on every rank (their 10 s b h term); with it everything is divided.
+    const auto divisor = [&](const work::Op& op) {
+        if (op.tp == work::TpSplit::none) return 1.0;
+        const bool replicated = op.tp == work::TpSplit::m ||
+                                (op.tp == work::TpSplit::n && op.cls == work::OpClass::matmul);
+        return replicated && !cfg.sequence_parallel ? 1.0 : tp;
+    };
+    double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0;
     for (const auto& layer : w.layers) {
-        LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0};
-        double layer_saved = 0, layer_flops = 0;
+        LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0, 0, 0, Bytes{}, Bytes{}};
+        double layer_saved = 0, layer_flops = 0, layer_recomputed = 0;
+        Seconds recompute_time{};
         bool split = false;
         for (const auto& op : layer.ops) {
-            const auto f = gpu.op_cost(op, cfg.micro_batch, cfg.precision, cfg.tp);
+            const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
+            auto f = gpu.op_cost(op, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel);
+            if (fused) f.time = Seconds{};
             lc.fwd += f.time;
             layer_flops += op.fwd_flops;
             // Dropout masks are one byte whatever the precision: count them in activation elements.
-            layer_saved += (op.saved_elems + op.saved_mask_elems / activation_bytes(cfg.precision)) /
-                           (op.tp == work::TpSplit::none ? 1.0 : tp);
+            double saved = op.saved_elems + op.saved_mask_elems / elem_b;
+            if (cfg.recompute == Recompute::selective) {
+                saved -= selective_dropped(op, elem_b);
+                if (attention_core(op)) {
+                    recompute_time += f.time;
+                    layer_recomputed += op.fwd_flops;
+                }
+            }
+            layer_saved += saved / divisor(op);
             split = split || op.tp != work::TpSplit::none;
             for (const auto& b : work::backward_ops(op)) {
-                lc.bwd += gpu.op_cost(b, cfg.micro_batch, cfg.precision, cfg.tp).time;
+                if (fused) continue;
+                lc.bwd += gpu.op_cost(b, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel).time;
                 ++lc.kernels;
             }
-            ++lc.kernels;
+            if (!fused) ++lc.kernels;
+            if (cfg.tp > 1 && op.cls == work::OpClass::matmul) {
+                // Row-parallel output summed in forward; column-parallel input gradient in backward.
+                if (op.tp == work::TpSplit::k) {
+                    ++lc.tp_fwd_collectives;
+                    lc.tp_collective_bytes = Bytes{std::max(lc.tp_collective_bytes.value,
+                                                            op.m * op.n * cfg.micro_batch * elem_b)};
+                } else if (op.tp == work::TpSplit::n) {
+                    ++lc.tp_bwd_collectives;
+                    lc.tp_collective_bytes = Bytes{std::max(lc.tp_collective_bytes.value,
+                                                            op.m * op.k * cfg.micro_batch * elem_b)};
+                }
+            }
         }
-        // Full recomputation replays the forward during backward.
-        if (cfg.recompute == Recompute::full) lc.bwd += lc.fwd;
+        // Full recomputation replays the forward during backward, collectives included.
+        if (cfg.recompute == Recompute::full) {
+            lc.bwd += lc.fwd;
+            lc.tp_bwd_collectives += lc.tp_fwd_collectives;
+            layer_recomputed = layer_flops;
+        } else if (cfg.recompute == Recompute::selective) {
+            lc.bwd += recompute_time;
+        }
+        // Megatron's scatter/gather optimisation sends 1/tp of the boundary activation.
+        lc.boundary_bytes = Bytes{w.seq_len * w.hidden * cfg.micro_batch * elem_b / tp};
         lc.params = layer.params / (split ? tp : 1.0);
         for (int r = 0; r < layer.repeat; ++r) out.layers.push_back(lc);
         out.fwd += lc.fwd * layer.repeat;
         out.bwd += lc.bwd * layer.repeat;
         out.params += lc.params * layer.repeat;
         fwd_flops += layer_flops * layer.repeat;
+        recomputed_flops += layer_recomputed * layer.repeat;
         saved_elems += layer_saved * layer.repeat;
     }
     out.model_flops_per_sample = Flops{3.0 * fwd_flops};
-    out.hardware_flops_per_sample =
-        Flops{(cfg.recompute == Recompute::full ? 4.0 : 3.0) * fwd_flops};
+    out.hardware_flops_per_sample = Flops{3.0 * fwd_flops + recomputed_flops};
 
     const bool adam = out.optimizer_kind == Optimizer::adam;
     const double shard = cfg.zero >= 1 ? static_cast<double>(cfg.dp) : 1.0;
@@ -59,17 +120,18 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     m.gradients = Bytes{out.params * grad_elem / grad_shard};
     m.optimizer = Bytes{out.params * state_b / shard};
     double act = saved_elems * cfg.micro_batch * activation_bytes(cfg.precision);
-    if (cfg.recompute == Recompute::full) act = 0.0;  // only layer inputs kept; counted below
     if (cfg.recompute == Recompute::full) {
         // One input per layer boundary plus one layer's activations live at a time.
         double per_layer_max = 0;
         for (const auto& layer : w.layers) {
             double s = 0;
-            for (const auto& op : layer.ops) s += op.saved_elems / (op.tp == work::TpSplit::none ? 1.0 : tp);
+            for (const auto& op : layer.ops) s += (op.saved_elems + op.saved_mask_elems / elem_b) / divisor(op);
             per_layer_max = std::max(per_layer_max, s);
         }
-        act = (per_layer_max + static_cast<double>(w.n_layers) * w.seq_len * w.hidden) * cfg.micro_batch *
-              activation_bytes(cfg.precision);
+        // Only each layer's input is stashed (divided by tp under sequence parallelism).
+        const double inputs = static_cast<double>(w.n_layers) * w.seq_len * w.hidden /
+                              (cfg.sequence_parallel ? tp : 1.0);
+        act = (per_layer_max + inputs) * cfg.micro_batch * elem_b;
     }
     m.activations = Bytes{act};
     m.reserved = units::gib(reserved_gib);

@@ -19,9 +19,15 @@ struct StepConfig {
     double micro_batch = 1;        // samples per micro-batch on one GPU
     Precision precision = Precision::fp32;
     int tp = 1;                    // tensor-parallel degree
+    bool sequence_parallel = false;  // norms, dropouts and residuals split along the sequence
     int dp = 1;                    // data-parallel degree (for ZeRO sharding)
     int zero = 0;                  // ZeRO stage 0..3
     Recompute recompute = Recompute::none;
+    // Elementwise ops (ReLU, residual add, dropout, GELU, SwiGLU, rotary, pooling) run fused
+    // into the epilogue or prologue of the neighbouring GEMM or normalization, as XLA, the
+    // cuDNN fused BN-add-ReLU and the MLPerf submissions' fused kernels do: no kernel and no
+    // HBM round trip of their own. Their FLOPs still count.
+    bool fused_elementwise = false;
 };
 
 struct LayerCost {
@@ -30,6 +36,15 @@ struct LayerCost {
     units::Seconds bwd;            // backward of one micro-batch (recomputed forward included)
     double params = 0;             // parameters of this layer held by this GPU
     int kernels = 0;               // kernels launched per micro-batch (forward + backward)
+    // Tensor-parallel collectives on the critical path (Megatron, Shoeybi et al. 2019): one
+    // per row-parallel GEMM output in forward and one per column-parallel GEMM input
+    // gradient in backward; with sequence parallelism each all-reduce becomes an all-gather
+    // and a reduce-scatter of the same buffer (Korthikanti et al. 2022, Sec. 4.2.2). Full
+    // recomputation replays the forward collectives in backward. Zero when tp = 1.
+    int tp_fwd_collectives = 0;    // per micro-batch, in forward
+    int tp_bwd_collectives = 0;    // per micro-batch, in backward (recomputed forward included)
+    units::Bytes tp_collective_bytes;  // whole buffer of one collective (nccl-tests size)
+    units::Bytes boundary_bytes;   // the activation this layer hands to the next, one micro-batch
 };
 
 struct MemoryUse {
@@ -43,7 +58,7 @@ struct StepCost {
     units::Seconds bwd;
     units::Seconds optimizer;      // one update of this GPU's parameters
     units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)
-    units::Flops hardware_flops_per_sample;  // with recomputation
+    units::Flops hardware_flops_per_sample;  // with recomputation (the replayed forward ops)
     double params = 0;             // parameters held by this GPU (after TP)
     units::Bytes gradient_bytes;   // bytes of gradients this GPU all-reduces each step
     MemoryUse memory;
@@ -63,6 +78,10 @@ inline constexpr double sgd_bytes_per_param = 20.0;
 // allocator slack. PyTorch's CUDA context alone takes about 0.5 GiB; 2 GiB is a planning margin.
 inline constexpr double reserved_gib = 2.0;
 
+// Activation memory is for the whole model and one micro-batch; pipeline parallelism
+// (analysis/run) divides it among stages and multiplies it by the micro-batches in flight.
+// Selective recomputation (Korthikanti et al. 2022, Sec. 5) replays the attention core
+// (scores, softmax, dropout, context) in backward and stashes none of its 5 a s / h term.
 StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfig& cfg);
 
 }  // namespace rentsim::compute

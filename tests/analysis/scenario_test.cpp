@@ -80,3 +80,65 @@ TEST_CASE("a configuration that does not fit in memory says so") {
     CHECK_FALSE(r.fits);
     CHECK(r.memory_per_gpu_gib > 40.0 * 4);  // 16 bytes per parameter alone is over 190 GiB
 }
+
+namespace {
+analysis::Result run_gpt(const std::string& parallelism, int gpus = 16) {
+    const std::string text = R"({"schema": 1, "name": "p",
+      "workload": {"model": "gpt3-1.3b", "precision": "bf16", "global_batch": 64, "micro_batch": 1,
+                   "parallelism": )" + parallelism + R"(, "tokens": 1000000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": )" + std::to_string(gpus) + R"(, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 2.0}})";
+    return analysis::run_scenario(analysis::parse_scenarios(text, "p.json").points.at(0));
+}
+}  // namespace
+
+TEST_CASE("GPipe and 1F1B take the same time but GPipe stashes every micro-batch") {
+    const auto one = run_gpt(R"({"tp": 2, "pp": 4, "schedule": "1f1b"})");
+    const auto gpipe = run_gpt(R"({"tp": 2, "pp": 4, "schedule": "gpipe"})");
+    CHECK(one.tp == 2);
+    CHECK(one.pp == 4);
+    CHECK(one.dp == 2);
+    CHECK(one.micro_steps == 32);
+    CHECK(gpipe.iteration_s == doctest::Approx(one.iteration_s));
+    CHECK(gpipe.memory_per_gpu_gib > one.memory_per_gpu_gib);
+    // Bubble: (pp - 1) / m of the micro-batch slots.
+    CHECK(one.breakdown.pipeline_bubble_s / (one.iteration_s - one.breakdown.pipeline_bubble_s) ==
+          doctest::Approx(3.0 / 32).epsilon(0.05));
+    const double sum = one.breakdown.compute_s + one.breakdown.exposed_comm_s + one.breakdown.input_stall_s +
+                       one.breakdown.pipeline_bubble_s;
+    CHECK(sum == doctest::Approx(one.iteration_s));
+}
+
+TEST_CASE("interleaved stages divide the pipeline bubble") {
+    const auto plain = run_gpt(R"({"tp": 2, "pp": 4})");
+    const auto interleaved = run_gpt(R"({"tp": 2, "pp": 4, "virtual_stages": 2})");
+    const double ratio = interleaved.breakdown.pipeline_bubble_s / plain.breakdown.pipeline_bubble_s;
+    CHECK(ratio > 0.45);
+    CHECK(ratio < 0.6);
+    CHECK(interleaved.memory_per_gpu_gib > plain.memory_per_gpu_gib);
+}
+
+TEST_CASE("tensor-parallel collectives are exposed communication and sequence parallelism saves memory") {
+    const auto tp = run_gpt(R"({"tp": 8})", 8);
+    const auto sp = run_gpt(R"({"tp": 8, "sequence_parallel": true})", 8);
+    CHECK(tp.dp == 1);
+    CHECK(tp.breakdown.exposed_comm_s > 0);
+    CHECK(sp.memory_per_gpu_gib < tp.memory_per_gpu_gib);
+    CHECK(tp.hardware_tflops_per_gpu == doctest::Approx(tp.tflops_per_gpu));
+    const auto full = run_gpt(R"({"tp": 8, "recompute": "full"})", 8);
+    CHECK(full.hardware_tflops_per_gpu > full.tflops_per_gpu);
+    CHECK(full.memory_per_gpu_gib < tp.memory_per_gpu_gib);
+}
+
+TEST_CASE("ZeRO shards memory and the ZeRO-1/2 parameter gather after the optimizer is exposed") {
+    const auto z0 = run_gpt(R"({"zero": 0})");
+    const auto z1 = run_gpt(R"({"zero": 1})");
+    const auto z2 = run_gpt(R"({"zero": 2})");
+    const auto z3 = run_gpt(R"({"zero": 3})");
+    CHECK(z1.memory_per_gpu_gib < z0.memory_per_gpu_gib);
+    CHECK(z2.memory_per_gpu_gib < z1.memory_per_gpu_gib);
+    CHECK(z3.memory_per_gpu_gib < z2.memory_per_gpu_gib);
+    CHECK(z1.breakdown.exposed_comm_s > z0.breakdown.exposed_comm_s);
+    // ZeRO-3 gathers for forward behind the forward compute and for backward behind it.
+    CHECK(z3.breakdown.exposed_comm_s < z2.breakdown.exposed_comm_s);
+}

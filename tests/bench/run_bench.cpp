@@ -5,6 +5,8 @@
 #include "analysis/run.hpp"
 #include "analysis/scenario.hpp"
 
+#include <string>
+
 namespace {
 
 rentsim::analysis::Scenario scenario(double samples, int gpus, int workers) {
@@ -31,6 +33,27 @@ void BM_million_steps(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_million_steps)->Unit(benchmark::kMillisecond);
+
+// One prediction of GPT-3 175B on 1,024 A100s as Megatron-LM's GPT-3 example runs it: tp 8,
+// pp 16, dp 8, 1F1B, full recomputation, global batch 1536, micro-batch 1 (the README's
+// "prediction speed" figure).
+void BM_gpt3_175b_1024_a100(benchmark::State& state) {
+    const std::string text = R"({"schema": 1, "name": "bench",
+      "workload": {"model": "gpt3-175b", "precision": "fp16", "global_batch": 1536, "micro_batch": 1,
+                   "parallelism": {"tp": 8, "pp": 16, "dp": 8, "schedule": "1f1b", "recompute": "full"},
+                   "tokens": 300000000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 3.43}})";
+    const auto s = rentsim::analysis::parse_scenarios(text, "bench.json").points.at(0);
+    const auto network = rentsim::analysis::cluster_network(s);
+    for (auto _ : state) {
+        auto r = state.range(0) ? rentsim::analysis::run_scenario(s) : rentsim::analysis::run_scenario(s, network);
+        benchmark::DoNotOptimize(r);
+        state.counters["iteration_s"] = r.iteration_s;
+    }
+}
+// Arg 0: on the cluster's network built once; arg 1: building the 1,024-GPU topology too.
+BENCHMARK(BM_gpt3_175b_1024_a100)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

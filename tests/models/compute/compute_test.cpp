@@ -126,3 +126,65 @@ TEST_CASE("a larger micro-batch takes longer but not longer per sample") {
     CHECK((big.fwd + big.bwd) > (small.fwd + small.bwd));
     CHECK((big.fwd + big.bwd).value / 256 <= (small.fwd + small.bwd).value / 32 * 1.000001);
 }
+
+namespace {
+// Stash of one transformer block: the difference between a two-block and a one-block model.
+double block_stash_bytes(int tp, bool sp, compute::Recompute rc) {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    compute::StepConfig cfg;
+    cfg.micro_batch = 1;
+    cfg.precision = Precision::fp16;
+    cfg.tp = tp;
+    cfg.sequence_parallel = sp;
+    cfg.recompute = rc;
+    const auto stash = [&](int layers) {
+        const auto w = work::gpt(work::GptShape{layers, 1024, 16, 512, 1000});
+        return compute::plan_step(w, gpu, cfg).memory.activations.value;
+    };
+    return stash(2) - stash(1);
+}
+}  // namespace
+
+TEST_CASE("tensor and sequence parallelism divide a block's stash as Korthikanti et al. 2022 state") {
+    const double s = 512, h = 1024, a = 16, t = 4;
+    const double quad = 5 * a * s / h;  // the attention scores term
+    using compute::Recompute;
+    CHECK(block_stash_bytes(1, false, Recompute::none) == doctest::Approx(s * h * (34 + quad)));
+    CHECK(block_stash_bytes(4, false, Recompute::none) == doctest::Approx(s * h * (10 + 24 / t + quad / t)));
+    CHECK(block_stash_bytes(4, true, Recompute::none) == doctest::Approx(s * h * (34 / t + quad / t)));
+    CHECK(block_stash_bytes(4, true, Recompute::selective) == doctest::Approx(s * h * 34 / t));
+}
+
+TEST_CASE("the weight gradient of a row-parallel GEMM is divided by tp with or without sequence parallelism") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto w = work::gpt(work::GptShape{1, 1024, 16, 512, 1000});
+    const work::Op* down = nullptr;
+    for (const auto& op : w.layers[1].ops)
+        if (op.name == "mlp_down") down = &op;
+    REQUIRE(down);
+    for (const auto& b : work::backward_ops(*down)) {
+        const double whole = gpu.op_cost(b, 1, Precision::fp16, 1).flops.value;
+        CHECK(gpu.op_cost(b, 1, Precision::fp16, 4, false).flops.value == doctest::Approx(whole / 4));
+        CHECK(gpu.op_cost(b, 1, Precision::fp16, 4, true).flops.value == doctest::Approx(whole / 4));
+    }
+}
+
+TEST_CASE("selective recomputation replays the attention core and full recomputation the whole forward") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto w = work::gpt(work::GptShape{2, 1024, 16, 512, 1000});
+    compute::StepConfig cfg;
+    cfg.precision = Precision::fp16;
+    const auto none = compute::plan_step(w, gpu, cfg);
+    cfg.recompute = compute::Recompute::selective;
+    const auto sel = compute::plan_step(w, gpu, cfg);
+    cfg.recompute = compute::Recompute::full;
+    const auto full = compute::plan_step(w, gpu, cfg);
+    CHECK(sel.model_flops_per_sample.value == none.model_flops_per_sample.value);
+    // Attention core forward FLOPs: scores and context, 4 s^2 h per block; softmax and dropout 7 a s^2.
+    const double s = 512, h = 1024, a = 16;
+    CHECK(sel.hardware_flops_per_sample.value - none.hardware_flops_per_sample.value ==
+          doctest::Approx(2 * (4 * s * s * h + (5 + 2) * a * s * s)));
+    CHECK(full.hardware_flops_per_sample.value == doctest::Approx(4.0 / 3.0 * none.model_flops_per_sample.value));
+    CHECK(sel.bwd.value > none.bwd.value);
+    CHECK(full.bwd.value == doctest::Approx((none.bwd + none.fwd).value));
+}

@@ -1,0 +1,44 @@
+// Validation: predicts every row of a measurement file in the layout of
+// models/compute/measurements/measured.csv and compares. Training rows become Scenario values
+// run by run_scenario, exactly as a user's scenario is; network rows go through the network
+// model (with the interpretations in models/network/data/nccl_rows.csv, compiled in); spec
+// rows are read from the GPU catalog and GEMM rows from the compute model. A row that cannot
+// be predicted is kept, with the reason it was skipped.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rentsim::analysis {
+
+struct ValidationRow {
+    std::string id, category, role, metric;
+    double measured = 0;
+    double predicted = 0;
+    double error = 0;        // predicted / measured - 1 (signed fraction)
+    std::string skipped;     // empty when predicted; otherwise the reason
+};
+
+struct ErrorStats {
+    int n = 0;
+    double mean_abs_error = 0, median_abs_error = 0, max_abs_error = 0;  // fractions
+};
+
+struct ValidationReport {
+    std::vector<ValidationRow> rows;  // in file order
+    // category -> role (calibrate, check) -> statistics of |error| over predicted rows;
+    // the category "all" holds every category together.
+    std::map<std::string, std::map<std::string, ErrorStats>> summary;
+};
+
+ErrorStats error_stats(std::vector<double> abs_errors);
+
+// Throws InputError naming the file and line on unreadable input.
+ValidationReport validate_file(const std::string& path);
+
+// A table per row and per category (console), and `{"schema": 1, "rows": [...], "summary": {...}}`.
+std::string validation_text(const ValidationReport& report);
+std::string validation_json(const ValidationReport& report);
+
+}  // namespace rentsim::analysis
