@@ -9,6 +9,9 @@
 #include <bit>
 #include <cmath>
 #include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <limits>
 #include <stdexcept>
 
@@ -199,15 +202,22 @@ PairInfo pair_info(const Topology& t, int a, int b) {
 
 }  // namespace
 
-// Everything collective() needs, computed once per topology.
+// Everything collective() needs about the topology. The per-subset and per-pair tables are
+// filled on first use, each entry exactly once (std::call_once), so building a Network costs
+// little and a Network shared by several threads stays safe and deterministic: an entry is a
+// pure function of the node design.
 struct Network::Geometry {
     Topology topology;
+    Topology one;                         // a single node of the same design
+    std::optional<Topology> two;          // two nodes, when there is a fabric
     int per_node = 1;
     bool every_mask = true;               // tables hold every subset, else prefixes only
     std::vector<IntraLevel> intra;        // by mask (or by prefix size)
     std::vector<double> egress;           // raw node egress by mask (or prefix size)
+    std::unique_ptr<std::once_flag[]> slot_once;
     std::vector<PairInfo> pair_intra;     // per_node x per_node, same node
     std::vector<PairInfo> pair_inter;     // per_node x per_node, local a on one node, local b on another
+    std::unique_ptr<std::once_flag[]> pair_once;  // intra pairs, then inter pairs
     bool nvls = false;
     int nvlink_generation = 0;
     double nvlink_per_gpu = 0.0;
@@ -219,6 +229,24 @@ struct Network::Geometry {
 
     std::size_t slot(std::uint32_t mask) const {
         return every_mask ? mask : static_cast<std::size_t>(std::popcount(mask));
+    }
+    // The ring level and node egress of a subset of one node's GPUs.
+    std::size_t filled_slot(std::uint32_t mask) {
+        const std::size_t i = slot(mask);
+        std::call_once(slot_once[i], [&] {
+            intra[i] = intra_level(one, mask);
+            egress[i] = node_egress(one, mask);
+        });
+        return i;
+    }
+    const PairInfo& pair(bool same_node, std::size_t a, std::size_t b) {
+        const auto pn = static_cast<std::size_t>(per_node);
+        const std::size_t i = a * pn + b;
+        std::call_once(pair_once[(same_node ? 0 : pn * pn) + i], [&] {
+            if (same_node) pair_intra[i] = pair_info(one, static_cast<int>(a), static_cast<int>(b));
+            else pair_inter[i] = pair_info(*two, static_cast<int>(a), per_node + static_cast<int>(b));
+        });
+        return same_node ? pair_intra[i] : pair_inter[i];
     }
 };
 
@@ -268,37 +296,21 @@ Network::Network(Topology topology, NetworkParams params) : params_(params) {
     auto g = std::make_shared<Geometry>();
     const NodeDesign& d = topology.design();
     g->per_node = d.gpus_per_node;
-    const Topology one = topology.with_nodes(1);
+    g->one = topology.with_nodes(1);
     // Every subset up to 8 GPUs per node (256 entries); beyond that, prefixes of each size.
     g->every_mask = d.gpus_per_node <= 8;
-    if (g->every_mask) {
-        const std::uint32_t count = 1u << d.gpus_per_node;
-        g->intra.resize(count);
-        g->egress.resize(count);
-        for (std::uint32_t mask = 1; mask < count; ++mask) {
-            g->intra[mask] = intra_level(one, mask);
-            g->egress[mask] = node_egress(one, mask);
-        }
-    } else {
-        g->intra.resize(static_cast<std::size_t>(d.gpus_per_node) + 1);
-        g->egress.resize(static_cast<std::size_t>(d.gpus_per_node) + 1);
-        for (int s = 1; s <= d.gpus_per_node; ++s) {
-            const std::uint32_t mask = (s == 32) ? ~0u : ((1u << s) - 1u);
-            g->intra[static_cast<std::size_t>(s)] = intra_level(one, mask);
-            g->egress[static_cast<std::size_t>(s)] = node_egress(one, mask);
-        }
-    }
+    const std::size_t slots = g->every_mask ? (std::size_t{1} << d.gpus_per_node)
+                                            : static_cast<std::size_t>(d.gpus_per_node) + 1;
+    g->intra.resize(slots);
+    g->egress.resize(slots);
+    g->slot_once = std::make_unique<std::once_flag[]>(slots);
     const auto pn = static_cast<std::size_t>(d.gpus_per_node);
     g->pair_intra.resize(pn * pn);
-    for (int a = 0; a < d.gpus_per_node; ++a)
-        for (int b = 0; b < d.gpus_per_node; ++b) g->pair_intra[a * pn + b] = pair_info(one, a, b);
     if (d.nics > 0) {
-        const Topology two = topology.with_nodes(2);
+        g->two = topology.with_nodes(2);
         g->pair_inter.resize(pn * pn);
-        for (int a = 0; a < d.gpus_per_node; ++a)
-            for (int b = 0; b < d.gpus_per_node; ++b)
-                g->pair_inter[a * pn + b] = pair_info(two, a, d.gpus_per_node + b);
     }
+    g->pair_once = std::make_unique<std::once_flag[]>(2 * pn * pn);
     g->nvls = d.intra == IntraNode::nvswitch && d.nvlink_generation >= 4;
     g->nvlink_generation = d.nvlink_generation;
     g->nvlink_per_gpu = d.nvlink_per_gpu.value;
@@ -322,7 +334,7 @@ Network Network::with_params(const NetworkParams& params) const {
 }
 
 CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gpus, Algorithm algo) const {
-    const Geometry& g = *geometry_;
+    Geometry& g = *geometry_;  // tables fill lazily; see Geometry
     const Topology& t = g.topology;
     check(gpus >= 1 && gpus <= t.gpus(),
           fmt::format("collective over {} gpus, but the topology has {}", gpus, t.gpus()));
@@ -334,9 +346,10 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gp
     auto prefix = [](int s) { return s >= 32 ? ~0u : ((1u << s) - 1u); };
     const int last = gpus - (group.nodes - 1) * g.per_node;
     for (int s : {group.per_node, last}) {
-        const IntraLevel& level = g.intra[g.slot(prefix(s))];
+        const std::size_t i = g.filled_slot(prefix(s));
+        const IntraLevel& level = g.intra[i];
         if (level.bw < group.intra.bw) group.intra = level;
-        group.egress = std::min(group.egress, g.egress[g.slot(prefix(s))]);
+        group.egress = std::min(group.egress, g.egress[i]);
     }
     const int per_leaf = t.nodes_per_leaf();
     group.leaves = (group.nodes - 1) / per_leaf + 1;
@@ -354,7 +367,7 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gp
 
 CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::span<const int> ranks,
                                        Algorithm algo) const {
-    const Geometry& g = *geometry_;
+    Geometry& g = *geometry_;  // tables fill lazily; see Geometry
     const Topology& t = g.topology;
     check(!ranks.empty(), "collective needs at least one rank");
     check(bytes.value >= 0.0, "collective size must not be negative");
@@ -379,9 +392,10 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::s
         }
         ++group.nodes;
         group.per_node = std::max(group.per_node, count);
-        const IntraLevel& level = g.intra[g.slot(mask)];
+        const std::size_t slot = g.filled_slot(mask);
+        const IntraLevel& level = g.intra[slot];
         if (level.bw < group.intra.bw) group.intra = level;
-        group.egress = std::min(group.egress, g.egress[g.slot(mask)]);
+        group.egress = std::min(group.egress, g.egress[slot]);
         const auto leaf = static_cast<std::size_t>(t.leaf_of_node(node));
         if (nodes_per_leaf_count.size() <= leaf) nodes_per_leaf_count.resize(leaf + 1, 0);
         ++nodes_per_leaf_count[leaf];
@@ -398,7 +412,7 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::s
 }
 
 CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& group, Algorithm algo) const {
-    const Geometry& g = *geometry_;
+    Geometry& g = *geometry_;  // tables fill lazily; see Geometry
     const NetworkParams& p = params_;
     const int n = group.ranks;
     const int m = group.nodes;
@@ -504,7 +518,6 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
     // Copies along single routes between consecutive ranks (copy engines, one RDMA queue).
     auto direct_copy = [&] {
         double bw = kInf, latency_s = 0.0;
-        const auto pn = static_cast<std::size_t>(g.per_node);
         for (std::size_t i = 0; i < group.order.size(); ++i) {
             const int a = group.order[i];
             const int b = group.order[(i + 1) % group.order.size()];
@@ -512,7 +525,7 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
             const bool same = a / g.per_node == b / g.per_node;
             const auto la = static_cast<std::size_t>(a % g.per_node);
             const auto lb = static_cast<std::size_t>(b % g.per_node);
-            PairInfo pair = same ? g.pair_intra[la * pn + lb] : g.pair_inter[la * pn + lb];
+            PairInfo pair = g.pair(same, la, lb);
             if (!same && g.topology.leaf_of_node(a / g.per_node) != g.topology.leaf_of_node(b / g.per_node)) {
                 if (g.leaf_uplink < pair.bw) {
                     pair.bw = g.leaf_uplink;

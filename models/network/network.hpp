@@ -104,7 +104,7 @@ public:
 private:
     CollectiveEstimate estimate(Collective op, double bytes, const Group& group, Algorithm algo) const;
 
-    std::shared_ptr<const Geometry> geometry_;
+    std::shared_ptr<Geometry> geometry_;  // shared by copies; lazily filled, thread-safe
     NetworkParams params_;
 };
 

@@ -175,31 +175,44 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
                         : oversubscription > 1.0 ? std::max(1, (nodes + 1) / 2)
                                                  : nodes;
     t.leaves_ = (nodes + t.nodes_per_leaf_ - 1) / t.nodes_per_leaf_;
-    Graph& g = t.graph_;
+    if (t.leaves_ > 1)
+        t.leaf_uplink_ = units::BytesPerSecond{t.nodes_per_leaf_ * design.nics * design.nic_rate.value / oversubscription};
+    return t;
+}
+
+const Topology::Wiring& Topology::wiring() const {
+    std::call_once(wiring_->once, [this] { wire(wiring_->wiring); });
+    return wiring_->wiring;
+}
+
+void Topology::wire(Wiring& w) const {
+    const NodeDesign& design = design_;
+    const int per_node = design.gpus_per_node;
+    const int gpus = gpus_;
+    const int nodes = nodes_;
+    Graph& g = w.graph;
 
     auto add_vertex = [&](DeviceKind kind, int node, int index) {
         return static_cast<int>(boost::add_vertex(Device{kind, node, index}, g));
     };
     auto add_link = [&](int a, int b, LinkKind kind, units::BytesPerSecond bw, double latency_us) {
         for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-            const Link link{kind, bw, units::microseconds(latency_us), static_cast<int>(t.links_.size())};
+            const Link link{kind, bw, units::microseconds(latency_us), static_cast<int>(w.links.size())};
             boost::add_edge(static_cast<Vertex>(from), static_cast<Vertex>(to), link, g);
-            t.links_.push_back(link);
-            t.link_ends_.emplace_back(from, to);
+            w.links.push_back(link);
+            w.link_ends.emplace_back(from, to);
         }
     };
 
     const units::BytesPerSecond pcie = detail::pcie_x16(design.pcie_generation);
     const int switches = (per_node + design.gpus_per_pcie_switch - 1) / design.gpus_per_pcie_switch;
-    const double node_nic_rate = design.nics * design.nic_rate.value;
 
-    for (int leaf = 0; leaf < (design.nics > 0 ? t.leaves_ : 0); ++leaf)
-        t.leaf_vertex_.push_back(add_vertex(DeviceKind::leaf_switch, -1, leaf));
-    if (t.leaves_ > 1) {
+    for (int leaf = 0; leaf < (design.nics > 0 ? leaves_ : 0); ++leaf)
+        w.leaf_vertex.push_back(add_vertex(DeviceKind::leaf_switch, -1, leaf));
+    if (leaves_ > 1) {
         const int spine = add_vertex(DeviceKind::spine_switch, -1, 0);
-        t.leaf_uplink_ = units::BytesPerSecond{t.nodes_per_leaf_ * node_nic_rate / oversubscription};
         const double hop_us = design.fabric == Fabric::infiniband ? detail::kInfinibandSwitchHopUs : 0.0;
-        for (int leaf_vertex : t.leaf_vertex_) add_link(leaf_vertex, spine, LinkKind::network, t.leaf_uplink_, hop_us);
+        for (int leaf_vertex : w.leaf_vertex) add_link(leaf_vertex, spine, LinkKind::network, leaf_uplink_, hop_us);
     }
 
     for (int node = 0; node < nodes; ++node) {
@@ -208,7 +221,7 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
         std::vector<int> gpu_v;
         for (int l = 0; l < here; ++l) {
             gpu_v.push_back(add_vertex(DeviceKind::gpu, node, first_gpu + l));
-            t.gpu_vertex_.push_back(gpu_v.back());
+            w.gpu_vertex.push_back(gpu_v.back());
         }
         std::vector<int> cpu_v;
         for (int c = 0; c < design.cpus; ++c) cpu_v.push_back(add_vertex(DeviceKind::cpu, node, c));
@@ -247,7 +260,7 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
                 add_link(nic, cpu_v[n % design.cpus], LinkKind::pcie, pcie, 0.0);
                 cpu_nics.push_back(nic);
             }
-            add_link(nic, t.leaf_vertex_[t.leaf_of_node(node)], LinkKind::network, design.nic_rate,
+            add_link(nic, w.leaf_vertex[leaf_of_node(node)], LinkKind::network, design.nic_rate,
                      design.nic_latency_us / 2.0);
         }
         // Rail order per GPU: the NICs of its own PCIe switch, rotated so that neighbours start on
@@ -262,10 +275,9 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
                     static_cast<int>(rails.size()));
                 std::rotate(rails.begin(), rails.begin() + shift, rails.end());
             }
-            t.gpu_nics_.push_back(std::move(rails));
+            w.gpu_nics.push_back(std::move(rails));
         }
     }
-    return t;
 }
 
 int Topology::node_of(int gpu) const {
@@ -277,14 +289,14 @@ int Topology::local_index(int gpu) const { return gpu - node_of(gpu) * design_.g
 
 int Topology::rails(int gpu) const {
     node_of(gpu);
-    return static_cast<int>(gpu_nics_[gpu].size());
+    return static_cast<int>(wiring().gpu_nics[gpu].size());
 }
 
-int Topology::link_source(int id) const { return link_ends_.at(static_cast<std::size_t>(id)).first; }
-int Topology::link_target(int id) const { return link_ends_.at(static_cast<std::size_t>(id)).second; }
+int Topology::link_source(int id) const { return wiring().link_ends.at(static_cast<std::size_t>(id)).first; }
+int Topology::link_target(int id) const { return wiring().link_ends.at(static_cast<std::size_t>(id)).second; }
 int Topology::gpu_vertex(int gpu) const {
     node_of(gpu);
-    return gpu_vertex_[gpu];
+    return wiring().gpu_vertex[gpu];
 }
 
 // Shortest path inside one node: network links are left out and no GPU other than the source
@@ -292,23 +304,23 @@ int Topology::gpu_vertex(int gpu) const {
 std::vector<int> Topology::path_links(int from_vertex, int to_vertex, int allowed_gpu) const {
     if (from_vertex == to_vertex) return {};
     auto keep = [this, allowed_gpu](const Edge& e) {
-        const Link& l = graph_[e];
+        const Link& l = graph()[e];
         if (l.kind == LinkKind::network) return false;
-        const auto s = boost::source(e, graph_);
-        return graph_[s].kind != DeviceKind::gpu || static_cast<int>(s) == allowed_gpu;
+        const auto s = boost::source(e, graph());
+        return graph()[s].kind != DeviceKind::gpu || static_cast<int>(s) == allowed_gpu;
     };
-    boost::filtered_graph<Graph, std::function<bool(const Edge&)>> fg(graph_, keep);
-    const std::size_t n = boost::num_vertices(graph_);
+    boost::filtered_graph<Graph, std::function<bool(const Edge&)>> fg(graph(), keep);
+    const std::size_t n = boost::num_vertices(graph());
     std::vector<Vertex> pred(n);
     std::vector<double> dist(n, std::numeric_limits<double>::infinity());
     auto weight = boost::make_function_property_map<Edge, double>([this](const Edge& e) {
-        const Link& l = graph_[e];
+        const Link& l = graph()[e];
         return l.latency.value + kRouteProbeBytes / l.bandwidth.value;
     });
     boost::dijkstra_shortest_paths(
         fg, static_cast<Vertex>(from_vertex),
-        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, graph_)))
-            .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, graph_)))
+        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, graph())))
+            .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, graph())))
             .weight_map(weight));
     if (!std::isfinite(dist[static_cast<std::size_t>(to_vertex)]))
         throw std::logic_error(fmt::format("no route from vertex {} to {}", from_vertex, to_vertex));
@@ -318,9 +330,9 @@ std::vector<int> Topology::path_links(int from_vertex, int to_vertex, int allowe
         const Vertex u = pred[v];
         int best = -1;
         double best_weight = std::numeric_limits<double>::infinity();
-        for (auto [e, end] = boost::out_edges(u, graph_); e != end; ++e) {
-            if (boost::target(*e, graph_) != v || !keep(*e)) continue;
-            const Link& l = graph_[*e];
+        for (auto [e, end] = boost::out_edges(u, graph()); e != end; ++e) {
+            if (boost::target(*e, graph()) != v || !keep(*e)) continue;
+            const Link& l = graph()[*e];
             const double w = l.latency.value + kRouteProbeBytes / l.bandwidth.value;
             if (w < best_weight) {
                 best_weight = w;
@@ -336,29 +348,29 @@ std::vector<int> Topology::path_links(int from_vertex, int to_vertex, int allowe
 std::vector<int> Topology::route(int gpu_a, int gpu_b, int rail) const {
     const int node_a = node_of(gpu_a);
     const int node_b = node_of(gpu_b);
-    const int va = gpu_vertex_[gpu_a];
-    const int vb = gpu_vertex_[gpu_b];
+    const int va = wiring().gpu_vertex[gpu_a];
+    const int vb = wiring().gpu_vertex[gpu_b];
     if (node_a == node_b) return path_links(va, vb, va);
-    const auto& rails_a = gpu_nics_[gpu_a];
-    const auto& rails_b = gpu_nics_[gpu_b];
+    const auto& rails_a = wiring().gpu_nics[gpu_a];
+    const auto& rails_b = wiring().gpu_nics[gpu_b];
     if (rails_a.empty() || rails_b.empty()) throw std::logic_error("GPUs on different nodes without NICs");
     const int nic_a = rails_a[static_cast<std::size_t>(rail) % rails_a.size()];
     const int nic_b = rails_b[static_cast<std::size_t>(rail) % rails_b.size()];
     auto network_link = [this](int from, int to) {
-        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(from), graph_); e != end; ++e)
-            if (static_cast<int>(boost::target(*e, graph_)) == to && graph_[*e].kind == LinkKind::network)
-                return graph_[*e].id;
+        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(from), graph()); e != end; ++e)
+            if (static_cast<int>(boost::target(*e, graph())) == to && graph()[*e].kind == LinkKind::network)
+                return graph()[*e].id;
         throw std::logic_error("missing network link");
     };
     std::vector<int> out = path_links(va, nic_a, va);
-    const int leaf_a = leaf_vertex_[leaf_of_node(node_a)];
-    const int leaf_b = leaf_vertex_[leaf_of_node(node_b)];
+    const int leaf_a = wiring().leaf_vertex[leaf_of_node(node_a)];
+    const int leaf_b = wiring().leaf_vertex[leaf_of_node(node_b)];
     out.push_back(network_link(nic_a, leaf_a));
     if (leaf_a != leaf_b) {
         int spine = -1;
-        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(leaf_a), graph_); e != end; ++e)
-            if (graph_[boost::target(*e, graph_)].kind == DeviceKind::spine_switch)
-                spine = static_cast<int>(boost::target(*e, graph_));
+        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(leaf_a), graph()); e != end; ++e)
+            if (graph()[boost::target(*e, graph())].kind == DeviceKind::spine_switch)
+                spine = static_cast<int>(boost::target(*e, graph()));
         out.push_back(network_link(leaf_a, spine));
         out.push_back(network_link(spine, leaf_b));
     }
@@ -408,7 +420,7 @@ std::string Topology::describe() const {
                              leaf_uplink_.value / 1e9, oversubscription_);
         s += "\n";
     }
-    s += fmt::format("  graph: {} vertices, {} directed links\n", boost::num_vertices(graph_), links_.size());
+    s += fmt::format("  graph: {} vertices, {} directed links\n", boost::num_vertices(graph()), wiring().links.size());
     return s;
 }
 

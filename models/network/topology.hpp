@@ -19,6 +19,8 @@
 
 #include <optional>
 #include <span>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -76,7 +78,10 @@ struct Link {
     int id = -1;
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Device, Link>;
+// Edges are kept in a vector (the last parameter) rather than the default list: a cluster of
+// thousands of GPUs is built per prediction, and one allocation per edge dominated that.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Device, Link, boost::no_property,
+                                    boost::vecS>;
 
 // A node design after resolving a preset or a generic spec: enough to rebuild the node.
 struct NodeDesign {
@@ -102,7 +107,7 @@ struct NodeDesign {
 // A built cluster. Plain value: copyable, immutable after build_topology.
 class Topology {
 public:
-    const Graph& graph() const { return graph_; }
+    const Graph& graph() const { return wiring().graph; }
     const NodeDesign& design() const { return design_; }
     int gpus() const { return gpus_; }
     int nodes() const { return nodes_; }
@@ -118,8 +123,8 @@ public:
     // NICs that a GPU uses first (those under its own PCIe switch, or the nearest ones).
     int rails(int gpu) const;
 
-    std::size_t link_count() const { return links_.size(); }
-    const Link& link(int id) const { return links_.at(static_cast<std::size_t>(id)); }
+    std::size_t link_count() const { return wiring().links.size(); }
+    const Link& link(int id) const { return wiring().links.at(static_cast<std::size_t>(id)); }
     int link_source(int id) const;       // vertex index
     int link_target(int id) const;
     int gpu_vertex(int gpu) const;
@@ -140,7 +145,27 @@ private:
                                       int nodes_per_leaf);
     std::vector<int> path_links(int from_vertex, int to_vertex, int allowed_gpu) const;
 
-    Graph graph_;
+    // The graph and its link tables, built on first use (std::call_once) and shared by copies:
+    // a prediction that needs only the per-level figures of one or two nodes never builds the
+    // thousand-GPU graph, and copying or moving a Topology never copies one (Boost's
+    // adjacency_list has no move operations of its own).
+    struct Wiring {
+        Graph graph;
+        // Links by id, kept apart from the graph: edge descriptors do not survive copying a graph.
+        std::vector<Link> links;
+        std::vector<std::pair<int, int>> link_ends;
+        std::vector<int> gpu_vertex;
+        std::vector<std::vector<int>> gpu_nics;   // per GPU: NIC vertices in rail order
+        std::vector<int> leaf_vertex;
+    };
+    struct LazyWiring {
+        std::once_flag once;
+        Wiring wiring;
+    };
+    const Wiring& wiring() const;
+    void wire(Wiring& w) const;
+
+    std::shared_ptr<LazyWiring> wiring_ = std::make_shared<LazyWiring>();
     NodeDesign design_;
     int gpus_ = 0;
     int nodes_ = 0;
@@ -148,12 +173,6 @@ private:
     int nodes_per_leaf_ = 1;
     double oversubscription_ = 1.0;
     units::BytesPerSecond leaf_uplink_{0.0};
-    // Links by id, kept apart from the graph: edge descriptors do not survive copying a graph.
-    std::vector<Link> links_;
-    std::vector<std::pair<int, int>> link_ends_;
-    std::vector<int> gpu_vertex_;
-    std::vector<std::vector<int>> gpu_nics_;   // per GPU: NIC vertices in rail order
-    std::vector<int> leaf_vertex_;
 };
 
 // Builds the cluster. Throws std::invalid_argument with a message that names the bad field:
