@@ -67,6 +67,7 @@ struct InputPlan {
     double cpu_s = 0;            // CPU time per sample in a worker
     double latency_s = 0;        // serial request latency per sample, steady regime
     double miss = 1;             // share of bytes read from the source, steady regime
+    double cold_latency_s = 0;   // serial request latency per sample, first epoch
     double sample_bytes = 0, tensor_bytes = 0;
     double source_bps = 0, ingress_bps = 0, pcie_bps = 0;  // this GPU's shares, bytes/s (0: none)
     int slots = 0, cores = 0;    // this GPU's shares (0: unlimited)
@@ -126,7 +127,7 @@ InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, 
         units::BytesPerSecond ingress = units::gbits_per_s(ingress_gbps);
         if (d.staging == "copy-to-nvme") {
             in.staging = data::staging_time(units::bytes(dataset), src, ingress, inst->nvme_bandwidth());
-            src = source_of(SourceSpec{"local-nvme", 0, -1, 0});
+            src = source_of(SourceSpec{"local-nvme", 0, -1, 0, 0});
         }
         // Local drives are inside the node: no ingress link on their path.
         if (src.kind == data::SourceKind::local_nvme) ingress = {};
@@ -135,9 +136,16 @@ InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, 
         in.miss = plan.epoch_batches > 0 && s.workload.epochs > 1 ? 1.0 - hit : 1.0;
         st.cold_bytes = micro * in.sample_bytes;
         st.warm_bytes = st.cold_bytes * (1.0 - hit);
-        st.cold_latency = ns(units::seconds(micro * src.latency.value));
-        st.warm_latency = ns(units::seconds(micro * src.latency.value * (1.0 - hit)));
-        in.latency_s = src.latency.value * in.miss;
+        // A worker issues its requests one after another: one per sample, or one per
+        // `request_bytes` when samples are packed into larger objects (shards).
+        const bool staged = d.staging == "copy-to-nvme";
+        const double requests_per_sample =
+            d.source->request_bytes && !staged ? in.sample_bytes / d.source->request_bytes : 1.0;
+        const double latency_per_sample = src.latency.value * requests_per_sample;
+        st.cold_latency = ns(units::seconds(micro * latency_per_sample));
+        st.warm_latency = ns(units::seconds(micro * latency_per_sample * (1.0 - hit)));
+        in.cold_latency_s = latency_per_sample;
+        in.latency_s = latency_per_sample * in.miss;
         in.source_bps = src.bandwidth.value / node_gpus;
         in.ingress_bps = ingress.value / node_gpus;
         in.slots = std::max(1, src.max_concurrency / node_gpus);
@@ -150,7 +158,8 @@ InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, 
     return in;
 }
 
-// Bottleneck capacities per GPU (samples/s), the bound, the measured stalls, and the
+// Bottleneck capacities per GPU (samples/s) in the regime that stalls most (first epoch
+// or later epochs), the bound, the measured stalls, and the
 // number of workers at which the loaders stop being the bottleneck. The worker count is
 // analytic: one worker delivers 1 / (cpu_s + latency_s) samples/s, so
 // workers = ceil(compute rate x (cpu_s + latency_s)), provided no shared stage (cores,
@@ -171,13 +180,20 @@ void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timelin
     d.compute_samples_per_s = per_gpu_batch / compute_step;
     if (plan.workers == 0) return;
 
-    const double worker_s = in.cpu_s + in.latency_s;
+    // The regime the diagnosis describes: the later (warm) epochs, unless the first (cold)
+    // epoch holds more of the run's input stall.
+    double miss = in.miss, latency = in.latency_s;
+    if (tl.epochs.size() > 1 && 2 * tl.epochs.front().input_stall > tl.total_input_stall) {
+        miss = 1.0;
+        latency = in.cold_latency_s;
+    }
+    const double worker_s = in.cpu_s + latency;
     d.workers_samples_per_s = plan.workers / worker_s;
     if (in.cores) d.workers_samples_per_s = std::min(d.workers_samples_per_s, in.cores / in.cpu_s);
-    const double read = in.miss * in.sample_bytes;
+    const double read = miss * in.sample_bytes;
     if (in.source_bps > 0 && read > 0) {
         d.storage_samples_per_s = in.source_bps / read;
-        if (in.latency_s > 0) d.storage_samples_per_s = std::min(d.storage_samples_per_s, in.slots / in.latency_s);
+        if (latency > 0) d.storage_samples_per_s = std::min(d.storage_samples_per_s, in.slots / latency);
     }
     if (in.ingress_bps > 0 && read > 0) d.ingress_samples_per_s = in.ingress_bps / read;
     if (plan.stages.enabled && in.pcie_bps > 0) d.h2d_samples_per_s = in.pcie_bps / in.tensor_bytes;

@@ -225,12 +225,13 @@ std::vector<std::string_view> instance_names() {
 }
 
 SourceSpec parse_source(const Value& v) {
-    Object o(v, {"kind", "gbps", "latency_ms", "max_concurrency"});
+    Object o(v, {"kind", "gbps", "latency_ms", "max_concurrency", "request_bytes"});
     SourceSpec s;
     s.kind = o.at("kind").as_name("source kind", source_kinds);
     if (auto x = o.get("gbps")) s.gbps = x->as_positive_number();
     if (auto x = o.get("latency_ms")) s.latency_ms = x->as_nonnegative_number();
     if (auto x = o.get("max_concurrency")) s.max_concurrency = positive_int(*x);
+    if (auto x = o.get("request_bytes")) s.request_bytes = x->as_positive_number();
     return s;
 }
 

@@ -63,6 +63,7 @@ struct SourceSpec {
     double gbps = 0;               // aggregate read bandwidth for one node, Gb/s
     double latency_ms = -1;        // per request, milliseconds
     int max_concurrency = 0;       // requests in flight from one node
+    double request_bytes = 0;      // bytes per request (0: one sample per request; shards are larger)
 };
 
 struct DataSpec {
