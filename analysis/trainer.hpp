@@ -7,11 +7,10 @@
 // optimizer waits for every bucket. Once the state at a step boundary repeats, the rest of
 // the run is periodic and is fast-forwarded exactly.
 //
-// With storage stages (InputStages::enabled) each worker builds a batch in four stages:
-// fetch (a request slot of the source, then the samples' latencies and the batch's bytes as
-// one flow over the source link and the node's ingress link, max-min shared), decode (a
-// CPU core for `batch_build`), and the host-to-device copy (a flow over this GPU's PCIe
-// link). The node is symmetric: this GPU's loaders get 1/gpus_per_node of each node-wide
+// With storage stages (InputStages::enabled) each worker builds a batch in parts, each a
+// fetch (a request slot of the source, then the part's request latencies and bytes as one
+// flow over the source link and the node's ingress link, max-min shared) then a decode (a
+// CPU core), and ends with the host-to-device copy (a flow over this GPU's PCIe link). The node is symmetric: this GPU's loaders get 1/gpus_per_node of each node-wide
 // resource, which for max-min sharing of identical flows gives each flow the same rate as
 // simulating every GPU's loaders. The first epoch reads everything from the source; later
 // epochs read what the page cache misses. Each regime reaches its own periodic state: the
@@ -37,6 +36,7 @@ struct InputStages {
     int cpu_cores = 1;               // this GPU's share of the node's CPU cores
     double h2d_bytes = 0;            // per batch over PCIe; 0: no copy simulated
     double h2d_bytes_per_s = 0;
+    int pieces = 1;                  // parts a worker reads and decodes in turn (bytes, latency and CPU split evenly)
 };
 
 struct TrainingPlan {
@@ -56,6 +56,7 @@ struct TrainingPlan {
     // Micro-batches per GPU per epoch; 0: epochs are not tracked. With storage stages the
     // batches past the first epoch are "warm" (InputStages::warm_*).
     std::int64_t epoch_batches = 0;
+    bool fast_forward = true;         // false: simulate every step (tests of the fast-forward)
 };
 
 struct EpochStats {
@@ -72,7 +73,7 @@ struct Timeline {
     sim::Time total_input_stall = 0;  // over the whole run
     std::vector<EpochStats> epochs;   // when plan.epoch_batches > 0, in order
     std::int64_t simulated_iterations = 0;  // the rest were fast-forwarded
-    std::int64_t period = 0;          // steps in one repeating period (0: ran to the end)
+    std::int64_t period = 0;          // steps in one repeating period (or averaged over, when none repeated)
     sim::Time period_time = 0;        // simulated time of one period
     bool period_exact = true;         // false: no exact repeat within the step cap
     std::uint64_t events = 0;
