@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <string>
+
+#include "analysis/csv.hpp"
 #include "models/data/pipeline.hpp"
 
 using namespace rentsim;
@@ -43,4 +46,53 @@ TEST_CASE("instance presets carry the catalog's vCPUs, RAM, network and NVMe") {
     REQUIRE(p3 != nullptr);
     CHECK(p3->nvme_drives == 0);
     CHECK(data::find_instance("aws-p4d") == nullptr);
+}
+
+namespace {
+std::string data_file(const char* name) { return std::string(RENTSIM_SOURCE_DIR) + "/models/data/measurements/" + name; }
+}  // namespace
+
+TEST_CASE("the ImageNet decode constants are the least-squares line through the shipped decode rows") {
+    const auto t = analysis::read_csv(data_file("dataload.csv"));
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto& r : t.rows) {
+        const auto& id = r.at("id");
+        if (id != "DAT-003" && id != "DAT-004" && id != "DAT-005" && id != "DAT-006") continue;
+        // The published size sits in the notes, e.g. "JPEG decode 320p (71.1 KB)".
+        const auto& notes = r.at("notes");
+        const auto open = notes.find('(');
+        const double kb = std::stod(notes.substr(open + 1));
+        const double decode_ms = 1000.0 / *r.number("value");
+        n += 1;
+        sx += kb;
+        sy += decode_ms;
+        sxx += kb * kb;
+        sxy += kb * decode_ms;
+    }
+    REQUIRE(n == 4);
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    const double intercept = (sy - slope * sx) / n;
+    const auto* k = data::find_sample_kind("imagenet-jpeg");
+    CHECK(k->cpu_decode_s.value * 1e3 == doctest::Approx(intercept + slope * k->stored_bytes.value / 1000.0).epsilon(1e-4));
+    // GPU decode: DAT-002.
+    for (const auto& r : t.rows)
+        if (r.at("id") == "DAT-002") CHECK(1.0 / k->gpu_decode_s.value == doctest::Approx(*r.number("value")));
+}
+
+TEST_CASE("instance presets agree with the shipped catalog rows") {
+    const auto t = analysis::read_csv(data_file("instances.csv"));
+    for (const auto& inst : data::instances()) {
+        bool found = false;
+        for (const auto& r : t.rows) {
+            if ("aws-" + r.at("instance") != inst.name) continue;
+            found = true;
+            CHECK(*r.number("gpu_count") == inst.gpus);
+            CHECK(*r.number("vcpus") == inst.vcpus);
+            CHECK(*r.number("ram_gb") == inst.ram_gib);
+            CHECK(*r.number("network_gbps") == inst.network_gbps);
+            const bool ebs_only = r.at("notes").find("EBS only") != std::string::npos;
+            CHECK(ebs_only == (inst.nvme_drives == 0));
+        }
+        CHECK_MESSAGE(found, inst.name);
+    }
 }
