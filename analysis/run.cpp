@@ -61,13 +61,6 @@ namespace {
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
 
-// A loader worker reads and decodes its batch sample by sample; the simulation splits each
-// batch into this many parts so that reads and decodes interleave across workers. Eight
-// parts bring an ingress-bound ResNet-50 epoch within 3% of the link's bound (one part
-// leaves the link idle while every worker decodes, 22% slower) at 1/32 the events of one
-// part per sample of a 256-image batch.
-constexpr int batch_pieces = 8;
-
 // What the input pipeline looks like to the analytic diagnosis, per sample and per GPU.
 struct InputPlan {
     units::Seconds staging{};
@@ -115,7 +108,6 @@ InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, 
 
     auto& st = plan.stages;
     st.enabled = true;
-    st.pieces = std::min(micro, batch_pieces);
     st.cpu_cores = in.cores ? in.cores : plan.workers;
     in.pcie_bps = gpu.pcie_gbps * 1e9;
     st.h2d_bytes = micro * in.tensor_bytes;

@@ -42,7 +42,6 @@ public:
             const auto& st = plan_.stages;
             if (st.source_bytes_per_s <= 0 || (st.h2d_bytes > 0 && st.h2d_bytes_per_s <= 0))
                 throw std::invalid_argument("storage stages need positive bandwidths");
-            if (st.pieces < 1) throw std::invalid_argument("storage stages need at least one piece per batch");
             fetch_path_.push_back(net_.add_link(st.source_bytes_per_s));
             if (st.ingress_bytes_per_s > 0) fetch_path_.push_back(net_.add_link(st.ingress_bytes_per_s));
             if (st.h2d_bytes > 0) pcie_path_.push_back(net_.add_link(st.h2d_bytes_per_s));
@@ -76,7 +75,6 @@ private:
         sim::Time until = 0;          // end of the decode, or join time of the fetch flow
         std::uint64_t ticket = 0;     // order of its wait for a slot or a core
         std::uint64_t flow_order = 0; // start order of its flow
-        int piece = 0;                // part of the batch being read or decoded
         sim::FlowId flow;
     };
 
@@ -109,24 +107,14 @@ private:
 
     bool warm(std::int64_t batch) const { return plan_.epoch_batches > 0 && batch >= plan_.epoch_batches; }
 
-    // Storage stages: (fetch -> decode) x pieces -> host-to-device copy -> built. A PyTorch
-    // worker reads and decodes sample after sample; the batch is simulated in `pieces`
-    // parts so that reads and decodes interleave across workers as they do, with fewer
-    // events than one per sample.
+    // Storage stages: fetch -> decode -> host-to-device copy -> built.
     void start_fetch(int w) {
         auto& s = workers_[static_cast<std::size_t>(w)];
         s.batch = s.started * plan_.workers + w;
         ++s.started;
-        s.piece = 0;
-        fetch_piece(w);
-    }
-
-    void fetch_piece(int w) {
-        auto& s = workers_[static_cast<std::size_t>(w)];
         const bool hot = warm(s.batch);
-        const double pieces = plan_.stages.pieces;
-        const double bytes = (hot ? plan_.stages.warm_bytes : plan_.stages.cold_bytes) / pieces;
-        const sim::Time latency = (hot ? plan_.stages.warm_latency : plan_.stages.cold_latency) / plan_.stages.pieces;
+        const double bytes = hot ? plan_.stages.warm_bytes : plan_.stages.cold_bytes;
+        const sim::Time latency = hot ? plan_.stages.warm_latency : plan_.stages.cold_latency;
         if (bytes <= 0 && latency <= 0) return start_decode(w);
         s.stage = Stage::slot_wait;
         s.ticket = ++tickets_;
@@ -149,12 +137,9 @@ private:
         cores_.request([this, w] {
             auto& st = workers_[static_cast<std::size_t>(w)];
             st.stage = Stage::decode;
-            const sim::Time t = plan_.batch_build / plan_.stages.pieces;
-            st.until = engine_.now() + t;
-            engine_.schedule_in(t, [this, w] {
+            st.until = engine_.now() + plan_.batch_build;
+            engine_.schedule_in(plan_.batch_build, [this, w] {
                 cores_.release();
-                auto& sw = workers_[static_cast<std::size_t>(w)];
-                if (++sw.piece < plan_.stages.pieces) return fetch_piece(w);
                 start_h2d(w);
             }, k_batch_built, static_cast<std::uint32_t>(w));
         });
@@ -242,7 +227,6 @@ private:
             }
             const auto& s = workers_[i];
             sig.push_back(static_cast<std::int64_t>(s.stage));
-            sig.push_back(s.piece);
             switch (s.stage) {
                 case Stage::idle: break;
                 case Stage::slot_wait:

@@ -7,10 +7,11 @@
 // optimizer waits for every bucket. Once the state at a step boundary repeats, the rest of
 // the run is periodic and is fast-forwarded exactly.
 //
-// With storage stages (InputStages::enabled) each worker builds a batch in parts, each a
-// fetch (a request slot of the source, then the part's request latencies and bytes as one
-// flow over the source link and the node's ingress link, max-min shared) then a decode (a
-// CPU core), and ends with the host-to-device copy (a flow over this GPU's PCIe link). The node is symmetric: this GPU's loaders get 1/gpus_per_node of each node-wide
+// With storage stages (InputStages::enabled) each worker builds a batch in three stages:
+// fetch (a request slot of the source, then the batch's request latencies and its bytes as
+// one flow over the source link and the node's ingress link, max-min shared), decode (a
+// CPU core for `batch_build`), and the host-to-device copy (a flow over this GPU's PCIe
+// link). The node is symmetric: this GPU's loaders get 1/gpus_per_node of each node-wide
 // resource, which for max-min sharing of identical flows gives each flow the same rate as
 // simulating every GPU's loaders. The first epoch reads everything from the source; later
 // epochs read what the page cache misses. Each regime reaches its own periodic state: the
@@ -36,7 +37,6 @@ struct InputStages {
     int cpu_cores = 1;               // this GPU's share of the node's CPU cores
     double h2d_bytes = 0;            // per batch over PCIe; 0: no copy simulated
     double h2d_bytes_per_s = 0;
-    int pieces = 1;                  // parts a worker reads and decodes in turn (bytes, latency and CPU split evenly)
 };
 
 struct TrainingPlan {
