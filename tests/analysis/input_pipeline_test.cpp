@@ -221,3 +221,33 @@ TEST_CASE("GPU decode moves decode time to the GPU step") {
     CHECK(gpu.input.bound_by == "compute");
     CHECK(gpu.throughput_samples_per_s > cpu.throughput_samples_per_s);
 }
+
+TEST_CASE("the cold epoch's in-place fast-forward is exact with gradient accumulation and shared cores") {
+    // Three workers on two cores, two micro-batches per step, a cold epoch that leaves 40% of
+    // each batch to the source in later epochs; the epoch ends mid-step (1001 batches).
+    auto p = fed(2000, 3);
+    p.micro_steps = 2;
+    p.micro_fwd_bwd = 4 * ms;
+    p.batch_build = 7 * ms;
+    p.epoch_batches = 1001;
+    p.stages.cpu_cores = 2;
+    p.stages.source_slots = 2;
+    p.stages.cold_bytes = 12e6;
+    p.stages.warm_bytes = 4.8e6;
+    p.stages.cold_latency = 3 * ms;
+    p.stages.warm_latency = 1200000;
+    p.stages.h2d_bytes = 1e6;
+    p.stages.h2d_bytes_per_s = 0.5e9;
+    const auto fast = simulate_training(p, 1);
+    auto slow = p;
+    slow.fast_forward = false;
+    const auto full = simulate_training(slow, 1);
+    CHECK(fast.simulated_iterations < full.simulated_iterations / 4);
+    CHECK(fast.total == full.total);
+    CHECK(fast.total_input_stall == full.total_input_stall);
+    REQUIRE(fast.epochs.size() == full.epochs.size());
+    for (std::size_t e = 0; e < fast.epochs.size(); ++e) {
+        CHECK(fast.epochs[e].time == full.epochs[e].time);
+        CHECK(fast.epochs[e].input_stall == full.epochs[e].input_stall);
+    }
+}
