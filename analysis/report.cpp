@@ -48,7 +48,8 @@ std::string single(const Result& r) {
         o += fmt::format("  input           bound by {}; GPU waited {} ({:.1f}% of training)", r.input.bound_by,
                          human_duration(r.input.input_bound_s), 100 * r.input.stall_fraction);
         if (r.input.workers_to_compute_bound > 0)
-            o += fmt::format("; compute-bound from {} workers per GPU", r.input.workers_to_compute_bound);
+            o += fmt::format("; compute-bound from {} worker{} per GPU", r.input.workers_to_compute_bound,
+                             r.input.workers_to_compute_bound == 1 ? "" : "s");
         o += "\n";
         if (!r.epochs.empty()) {
             o += "  stall by epoch ";
