@@ -61,6 +61,12 @@ namespace {
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
 
+// A regime whose GPU waits less than this share of the time is called compute-bound: the
+// first batch of a run alone costs about 1% of a short epoch.
+constexpr double input_bound_threshold = 0.02;
+// The most workers per GPU the bisection tries when the node's cores are not given.
+constexpr int max_workers_searched = 256;
+
 // What the input pipeline looks like to the analytic diagnosis, per sample and per GPU.
 struct InputPlan {
     units::Seconds staging{};
@@ -158,13 +164,50 @@ InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, 
     return in;
 }
 
+// Share of the time the GPU waits for input in the first epoch (cold) or in the steady state.
+double regime_stall(const Timeline& t, bool cold) {
+    if (cold && !t.epochs.empty())
+        return t.epochs.front().time > 0
+                   ? static_cast<double>(t.epochs.front().input_stall) / static_cast<double>(t.epochs.front().time)
+                   : 0.0;
+    return t.iteration > 0 ? static_cast<double>(t.input_stall) / static_cast<double>(t.iteration) : 0.0;
+}
+
+// The smallest worker count whose own simulation keeps the GPU waiting less than
+// input_bound_threshold of the whole run, by bisection around the analytic count (assuming
+// that more workers never wait more); 0 when `limit` workers still wait.
+int workers_by_simulation(TrainingPlan plan, std::uint64_t seed, bool cores_follow_workers, int guess, int limit) {
+    const auto waits = [&](int w) {
+        plan.workers = w;
+        if (cores_follow_workers) plan.stages.cpu_cores = w;
+        const Timeline t = simulate_training(plan, seed);
+        return static_cast<double>(t.total_input_stall) >= input_bound_threshold * static_cast<double>(t.total);
+    };
+    int lo = 0, hi = std::clamp(guess, 1, limit);  // lo waits (or is 0), hi does not
+    if (waits(hi)) {
+        while (true) {
+            if (hi >= limit) return 0;
+            lo = hi;
+            hi = std::min(2 * hi, limit);
+            if (!waits(hi)) break;
+        }
+    }
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (waits(mid) ? lo : hi) = mid;
+    }
+    return hi;
+}
+
 // Bottleneck capacities per GPU (samples/s) in the regime that stalls most (first epoch
-// or later epochs), the bound, the measured stalls, and the
-// number of workers at which the loaders stop being the bottleneck. The worker count is
-// analytic: one worker delivers 1 / (cpu_s + latency_s) samples/s, so
-// workers = ceil(compute rate x (cpu_s + latency_s)), provided no shared stage (cores,
-// storage, ingress, PCIe) caps the rate below compute.
-void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timeline& tl, Result& r) {
+// or later epochs), the bound, the measured stalls, and the number of workers at which
+// the job becomes compute-bound. That count is analytic for workers alone (one worker
+// delivers 1 / (cpu_s + latency_s) samples/s, so workers = ceil(compute rate x (cpu_s +
+// latency_s))) and, with the storage-backed pipeline, found by bisection over worker counts
+// with the same simulation (the whole run waiting less than input_bound_threshold),
+// starting from the analytic count. It is 0 (none) when a shared stage (cores, storage,
+// ingress, PCIe) caps the rate below compute in the regime described.
+void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timeline& tl, std::uint64_t seed, Result& r) {
     auto& d = r.input;
     r.storage_pipeline = plan.stages.enabled;
     const double train_s = sim::to_seconds(tl.total);
@@ -181,9 +224,11 @@ void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timelin
     if (plan.workers == 0) return;
 
     // The regime the diagnosis describes: the later (warm) epochs, unless the first (cold)
-    // epoch holds more of the run's input stall.
+    // epoch is input-bound and holds more of the run's input stall.
     double miss = in.miss, latency = in.latency_s;
-    if (tl.epochs.size() > 1 && 2 * tl.epochs.front().input_stall > tl.total_input_stall) {
+    const bool cold = tl.epochs.size() > 1 && 2 * tl.epochs.front().input_stall > tl.total_input_stall &&
+                      regime_stall(tl, true) >= input_bound_threshold;
+    if (cold) {
         miss = 1.0;
         latency = in.cold_latency_s;
     }
@@ -198,7 +243,11 @@ void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timelin
     if (in.ingress_bps > 0 && read > 0) d.ingress_samples_per_s = in.ingress_bps / read;
     if (plan.stages.enabled && in.pcie_bps > 0) d.h2d_samples_per_s = in.pcie_bps / in.tensor_bytes;
 
-    double best = d.compute_samples_per_s;
+    // The bound: compute when the GPU waits less than `input_bound_threshold` of the time
+    // in the regime described; otherwise the input stage with the smallest capacity, even
+    // when that capacity exceeds compute (in-order delivery and workers reading in step
+    // can leave a link idle, which the capacities do not see but the simulation does).
+    double best = regime_stall(tl, cold) < input_bound_threshold ? d.compute_samples_per_s : 1e300;
     d.bound_by = "compute";
     const std::pair<const char*, double> stages[] = {{"cpu_workers", d.workers_samples_per_s},
                                                      {"storage", d.storage_samples_per_s},
@@ -213,8 +262,12 @@ void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timelin
         }
         if (std::string_view(name) != "cpu_workers") shared_cap = std::min(shared_cap, rate);
     }
-    if (shared_cap >= d.compute_samples_per_s)
-        d.workers_to_compute_bound = static_cast<int>(std::ceil(d.compute_samples_per_s * worker_s - 1e-9));
+    if (shared_cap < d.compute_samples_per_s) return;
+    const int analytic = static_cast<int>(std::ceil(d.compute_samples_per_s * worker_s - 1e-9));
+    d.workers_to_compute_bound =
+        plan.stages.enabled
+            ? workers_by_simulation(plan, seed, in.cores == 0, analytic, in.cores ? 2 * in.cores : max_workers_searched)
+            : analytic;
 }
 
 }  // namespace
@@ -348,7 +401,7 @@ Result run_scenario(const Scenario& s) {
     r.memory_per_gpu_gib = step.memory.total().value / units::gib(1).value;
     r.memory_available_gib = gpu_spec.memory_gib;
     r.fits = r.memory_per_gpu_gib <= r.memory_available_gib;
-    diagnose_input(plan, input, tl, r);
+    diagnose_input(plan, input, tl, s.seed, r);
     r.simulated_iterations = tl.simulated_iterations;
     r.events = tl.events;
     r.fingerprint = tl.fingerprint;

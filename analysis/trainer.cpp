@@ -276,13 +276,22 @@ private:
             const int r = regime();
             if (r == 1) {
                 if (!warm_started_) {
+                    // The warm regime's window starts here: periods never span the cold epoch.
                     warm_started_ = true;
                     seen_.clear();
+                    base_step_ = step_;
+                    starts_.assign(1, now);
+                    stalls_.assign(1, stall);
                 }
                 if (detect_final()) return;
             } else if (r == 0 && !cold_done_) {
                 auto [it, fresh] = seen_.try_emplace(signature(), step_);
-                if (!fresh) skip_cold(it->second);
+                if (!fresh) {
+                    skip_cold(it->second);
+                } else if (step_ - base_step_ >= max_simulated_steps) {
+                    exact_ = false;
+                    skip_cold(step_ - 1000);
+                }
             }
         }
         micro_ = 0;
