@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "analysis/run.hpp"
 #include "analysis/scenario.hpp"
 #include "analysis/trainer.hpp"
+#include "sim/link.hpp"
 
 using namespace rentsim;
 using analysis::TrainingPlan;
@@ -275,4 +277,27 @@ TEST_CASE("the cold epoch's in-place fast-forward is exact with gradient accumul
         CHECK(fast.epochs[e].time == full.epochs[e].time);
         CHECK(fast.epochs[e].input_stall == full.epochs[e].input_stall);
     }
+}
+
+TEST_CASE("one GPU's share of a node-wide link gives each flow the rate it has among all the node's flows") {
+    // The trainer simulates one GPU's loaders against 1/gpus_per_node of the source and
+    // ingress links. Under max-min sharing, 8 GPUs x 3 identical flows over two links finish
+    // when 3 flows do over links of 1/8 the capacity.
+    const auto finish_times = [](int gpus, double scale) {
+        sim::Engine e;
+        sim::FlowNetwork net(e);
+        const sim::LinkId source = net.add_link(12.5e9 * scale), ingress = net.add_link(1.25e9 * scale);
+        const sim::LinkId path[] = {source, ingress};
+        std::vector<sim::Time> done;
+        for (int g = 0; g < gpus; ++g)
+            for (int f = 0; f < 3; ++f)
+                net.start_flow(path, 1e6 * (f + 1), [&done, &e] { done.push_back(e.now()); }, 1000 * f);
+        e.run();
+        return done;
+    };
+    const auto node = finish_times(8, 1.0);
+    const auto share = finish_times(1, 1.0 / 8);
+    REQUIRE(node.size() == 24);
+    REQUIRE(share.size() == 3);
+    for (std::size_t f = 0; f < 3; ++f) CHECK(node[f * 8] == share[f]);
 }
