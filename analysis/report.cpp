@@ -46,6 +46,22 @@ std::string single(const Result& r) {
                          r.breakdown.pipeline_bubble_s * 1e3, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
     o += fmt::format("  per GPU         {:.1f} TFLOP/s, MFU {:.1f}%, memory {:.1f} of {:.0f} GiB\n", r.tflops_per_gpu,
                      r.mfu * 100, r.memory_per_gpu_gib, r.memory_available_gib);
+    if (r.storage_pipeline) {
+        if (r.staging_s > 0) o += fmt::format("  staging         {} copying the dataset to local NVMe (billed)\n", human_duration(r.staging_s));
+        o += fmt::format("  input           bound by {}; GPU waited {} ({:.1f}% of training)", r.input.bound_by,
+                         human_duration(r.input.input_bound_s), 100 * r.input.stall_fraction);
+        if (r.input.workers_to_compute_bound > 0)
+            o += fmt::format("; compute-bound from {} worker{} per GPU", r.input.workers_to_compute_bound,
+                             r.input.workers_to_compute_bound == 1 ? "" : "s");
+        o += "\n";
+        if (!r.epochs.empty()) {
+            o += "  stall by epoch ";
+            for (std::size_t e = 0; e < r.epochs.size() && e < 5; ++e)
+                o += fmt::format("{}{}: {:.1f}%", e ? ", " : " ", e + 1, 100 * r.epochs[e].stall_fraction);
+            if (r.epochs.size() > 5) o += ", ...";
+            o += "\n";
+        }
+    }
     return o;
 }
 
@@ -61,11 +77,17 @@ std::string format_results_text(const std::vector<Result>& results) {
     rows.push_back({"point", "gpus", "time to train", "cost", "samples/s", "step ms", "compute", "exp. comm",
                     "input stall", "MFU", "mem GiB"});
     if (bubble) rows.back().insert(rows.back().begin() + 9, "bubble");
+    // The storage-backed input pipeline adds its diagnosis; tables without it keep their shape.
+    bool pipeline = false;
+    for (const auto& r : results) pipeline = pipeline || r.storage_pipeline;
+    if (pipeline)
+        for (const char* c : {"staging", "bound by", "stall e1", "stall last", "workers needed"}) rows[0].push_back(c);
     for (const auto& r : results) {
         if (!r.fits) {
             rows.push_back({r.point, std::to_string(r.gpus), "does not fit", "-", "-", "-", "-", "-", "-", "-",
                             fmt::format("{:.1f}/{:.0f}", r.memory_per_gpu_gib, r.memory_available_gib)});
             if (bubble) rows.back().insert(rows.back().begin() + 9, "-");
+            if (pipeline) rows.back().resize(rows[0].size(), "-");
             continue;
         }
         rows.push_back({r.point, std::to_string(r.gpus), human_duration(r.time_to_train_s), usd(r.cost_usd),
@@ -74,6 +96,16 @@ std::string format_results_text(const std::vector<Result>& results) {
                         pct(r.breakdown.input_stall_s, r.iteration_s), fmt::format("{:.1f}%", r.mfu * 100),
                         fmt::format("{:.1f}", r.memory_per_gpu_gib)});
         if (bubble) rows.back().insert(rows.back().begin() + 9, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
+        if (pipeline) {
+            const auto stall = [&](std::size_t e) {
+                return e < r.epochs.size() ? fmt::format("{:.1f}%", 100 * r.epochs[e].stall_fraction) : std::string("-");
+            };
+            rows.back().push_back(r.staging_s > 0 ? human_duration(r.staging_s) : "-");
+            rows.back().push_back(r.input.bound_by);
+            rows.back().push_back(stall(0));
+            rows.back().push_back(r.epochs.empty() ? "-" : stall(r.epochs.size() - 1));
+            rows.back().push_back(r.input.workers_to_compute_bound ? std::to_string(r.input.workers_to_compute_bound) : "-");
+        }
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -128,10 +160,29 @@ Json result_json(const Result& r) {
         j["mfu"] = r.mfu;
         j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
         j["allreduce_busbw_gbps"] = r.allreduce_busbw_gbps;
+        j["staging_s"] = r.staging_s;
+        const auto rate = [](double x) { return x > 0 ? Json(x) : Json(nullptr); };
+        const auto& in = r.input;
+        j["input"] = {{"bound_by", in.bound_by},
+                      {"stall_fraction", in.stall_fraction},
+                      {"input_bound_s", in.input_bound_s},
+                      {"workers_to_compute_bound", in.workers_to_compute_bound ? Json(in.workers_to_compute_bound) : Json(nullptr)},
+                      {"capacity_samples_per_s",
+                       {{"compute", rate(in.compute_samples_per_s)},
+                        {"cpu_workers", rate(in.workers_samples_per_s)},
+                        {"storage", rate(in.storage_samples_per_s)},
+                        {"ingress", rate(in.ingress_samples_per_s)},
+                        {"h2d", rate(in.h2d_samples_per_s)}}}};
+        j["epochs"] = Json::array();
+        for (std::size_t e = 0; e < r.epochs.size(); ++e)
+            j["epochs"].push_back({{"epoch", e + 1},
+                                   {"time_s", r.epochs[e].time_s},
+                                   {"input_stall_s", r.epochs[e].input_stall_s},
+                                   {"stall_fraction", r.epochs[e].stall_fraction}});
     } else {
         for (const char* k : {"time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
                               "throughput_tokens_per_s", "iteration_s", "breakdown", "tflops_per_gpu", "mfu",
-                              "hardware_tflops_per_gpu", "allreduce_busbw_gbps"})
+                              "hardware_tflops_per_gpu", "allreduce_busbw_gbps", "staging_s", "input", "epochs"})
             j[k] = nullptr;
     }
     j["simulated_iterations"] = r.simulated_iterations;
@@ -157,7 +208,8 @@ std::string results_to_csv(const std::vector<Result>& results) {
                           "throughput_tokens_per_s", "iteration_s", "breakdown.compute_s", "breakdown.exposed_comm_s",
                           "breakdown.input_stall_s", "breakdown.pipeline_bubble_s", "tflops_per_gpu", "mfu",
                           "hardware_tflops_per_gpu", "allreduce_busbw_gbps",
-                          "simulated_iterations", "events", "fingerprint"};
+                          "simulated_iterations", "events", "fingerprint", "staging_s", "input.bound_by",
+                          "input.stall_fraction", "input.input_bound_s", "input.workers_to_compute_bound"};
     std::string o;
     for (std::size_t i = 0; i < std::size(cols); ++i) o += (i ? "," : "") + std::string(cols[i]);
     o += "\n";
@@ -172,8 +224,9 @@ std::string results_to_csv(const std::vector<Result>& results) {
         for (std::size_t i = 0; i < std::size(cols); ++i) {
             std::string key = cols[i];
             const Json* v = nullptr;
-            if (key.starts_with("breakdown.")) {
-                if (j.at("breakdown").is_object()) v = &j.at("breakdown").at(key.substr(10));
+            if (const auto dot = key.find('.'); dot != std::string::npos) {
+                const std::string group = key.substr(0, dot);
+                if (j.at(group).is_object()) v = &j.at(group).at(key.substr(dot + 1));
             } else if (j.contains(key)) {
                 v = &j.at(key);
             }

@@ -10,6 +10,7 @@
 #include "analysis/input_error.hpp"
 #include "analysis/trainer.hpp"
 #include "models/compute/step.hpp"
+#include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/workloads/zoo.hpp"
@@ -105,6 +106,215 @@ net::TopologySpec topology_spec(const ClusterSpec& c) {
 namespace {
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
+
+// A regime whose GPU waits less than this share of the time is called compute-bound: the
+// first batch of a run alone costs about 1% of a short epoch.
+constexpr double input_bound_threshold = 0.02;
+// The most workers per GPU the bisection tries when the node's cores are not given.
+constexpr int max_workers_searched = 256;
+
+// What the input pipeline looks like to the analytic diagnosis, per sample and per GPU.
+struct InputPlan {
+    units::Seconds staging{};
+    double cpu_s = 0;            // CPU time per sample in a worker
+    double latency_s = 0;        // serial request latency per sample, steady regime
+    double miss = 1;             // share of bytes read from the source, steady regime
+    double cold_latency_s = 0;   // serial request latency per sample, first epoch
+    double sample_bytes = 0, tensor_bytes = 0;
+    double source_bps = 0, ingress_bps = 0, pcie_bps = 0;  // this GPU's shares, bytes/s (0: none)
+    int slots = 0, cores = 0;    // this GPU's shares (0: unlimited)
+};
+
+// Fills the plan's input pipeline from the scenario's `data` block.
+InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, int dp, TrainingPlan& plan) {
+    const DataSpec& d = s.data;
+    InputPlan in;
+    if (s.workload.dataset_samples > 0)
+        plan.epoch_batches = static_cast<std::int64_t>(std::ceil(s.workload.dataset_samples / (dp * micro) - 1e-9));
+    if (d.workers_per_gpu <= 0) return in;
+    plan.workers = d.workers_per_gpu;
+    plan.prefetch_factor = d.prefetch_factor;
+    if (d.sample_kind.empty()) {
+        plan.batch_build = ns(units::seconds(micro / d.samples_per_s_per_worker));
+        in.cpu_s = 1.0 / d.samples_per_s_per_worker;
+        return in;
+    }
+
+    // Storage-backed pipeline.
+    const data::SampleKind& kind = *data::find_sample_kind(d.sample_kind);
+    const data::Instance* inst = d.instance.empty() ? nullptr : data::find_instance(d.instance);
+    const int node_gpus = std::min(s.cluster.gpus, s.cluster.gpus_per_node);
+    in.sample_bytes = d.sample_bytes ? d.sample_bytes : kind.stored_bytes.value;
+    in.tensor_bytes = d.gpu_decode ? in.sample_bytes : kind.tensor_bytes.value * (in.sample_bytes / kind.stored_bytes.value);
+    in.cpu_s = d.samples_per_s_per_worker ? 1.0 / d.samples_per_s_per_worker : kind.cpu_s_per_sample(d.gpu_decode).value;
+    plan.batch_build = ns(units::seconds(micro * in.cpu_s));
+    if (d.gpu_decode) {
+        const sim::Time decode = ns(units::seconds(micro * kind.gpu_decode_s.value));
+        plan.micro_fwd_bwd += decode;
+        plan.last_fwd += decode;
+    }
+    const int vcpus = d.vcpus ? d.vcpus : inst ? inst->vcpus : 0;
+    in.cores = vcpus ? std::max(1, vcpus / node_gpus) : 0;
+    const double ram_gib = d.host_ram_gib ? d.host_ram_gib : inst ? inst->ram_gib : 0.0;
+    const double ingress_gbps = d.ingress_gbps ? d.ingress_gbps : inst ? inst->network_gbps : 0.0;
+
+    auto& st = plan.stages;
+    st.enabled = true;
+    st.cpu_cores = in.cores ? in.cores : plan.workers;
+    in.pcie_bps = gpu.pcie_gbps * 1e9;
+    st.h2d_bytes = micro * in.tensor_bytes;
+    st.h2d_bytes_per_s = in.pcie_bps;
+    if (d.source) {
+        const auto source_of = [&](const SourceSpec& spec) {
+            const auto k = *data::parse_source_kind(spec.kind);
+            data::Source src = data::default_source(k);
+            if (k == data::SourceKind::local_nvme && inst && inst->nvme_drives) src.bandwidth = inst->nvme_bandwidth();
+            if (spec.gbps) src.bandwidth = units::gbits_per_s(spec.gbps);
+            if (spec.latency_ms >= 0) src.latency = units::seconds(spec.latency_ms * 1e-3);
+            if (spec.max_concurrency) src.max_concurrency = spec.max_concurrency;
+            return src;
+        };
+        data::Source src = source_of(*d.source);
+        const double dataset = d.dataset_bytes ? d.dataset_bytes : s.workload.dataset_samples * in.sample_bytes;
+        units::BytesPerSecond ingress = units::gbits_per_s(ingress_gbps);
+        if (d.staging == "copy-to-nvme") {
+            in.staging = data::staging_time(units::bytes(dataset), src, ingress, inst->nvme_bandwidth());
+            src = source_of(SourceSpec{"local-nvme", 0, -1, 0, 0});
+        }
+        // Local drives are inside the node: no ingress link on their path.
+        if (src.kind == data::SourceKind::local_nvme) ingress = {};
+        const double cache = ram_gib * units::gib(1).value * data::page_cache_fraction();
+        const double hit = plan.epoch_batches > 0 ? data::warm_hit_fraction(units::bytes(dataset), units::bytes(cache)) : 0.0;
+        in.miss = plan.epoch_batches > 0 && s.workload.epochs > 1 ? 1.0 - hit : 1.0;
+        st.cold_bytes = micro * in.sample_bytes;
+        st.warm_bytes = st.cold_bytes * (1.0 - hit);
+        // A worker issues its requests one after another: one per sample, or one per
+        // `request_bytes` when samples are packed into larger objects (shards).
+        const bool staged = d.staging == "copy-to-nvme";
+        const double requests_per_sample =
+            d.source->request_bytes && !staged ? in.sample_bytes / d.source->request_bytes : 1.0;
+        const double latency_per_sample = src.latency.value * requests_per_sample;
+        st.cold_latency = ns(units::seconds(micro * latency_per_sample));
+        st.warm_latency = ns(units::seconds(micro * latency_per_sample * (1.0 - hit)));
+        in.cold_latency_s = latency_per_sample;
+        in.latency_s = latency_per_sample * in.miss;
+        in.source_bps = src.bandwidth.value / node_gpus;
+        in.ingress_bps = ingress.value / node_gpus;
+        in.slots = std::max(1, src.max_concurrency / node_gpus);
+        st.source_bytes_per_s = in.source_bps;
+        st.ingress_bytes_per_s = in.ingress_bps;
+        st.source_slots = in.slots;
+    } else {
+        st.source_bytes_per_s = 1.0;  // no link is used: batches start in host memory
+    }
+    return in;
+}
+
+// Share of the time the GPU waits for input in the first epoch (cold) or in the steady state.
+double regime_stall(const Timeline& t, bool cold) {
+    if (cold && !t.epochs.empty())
+        return t.epochs.front().time > 0
+                   ? static_cast<double>(t.epochs.front().input_stall) / static_cast<double>(t.epochs.front().time)
+                   : 0.0;
+    return t.iteration > 0 ? static_cast<double>(t.input_stall) / static_cast<double>(t.iteration) : 0.0;
+}
+
+// The smallest worker count whose own simulation keeps the GPU waiting less than
+// input_bound_threshold of the whole run, by bisection around the analytic count (assuming
+// that more workers never wait more); 0 when `limit` workers still wait.
+int workers_by_simulation(TrainingPlan plan, std::uint64_t seed, bool cores_follow_workers, int guess, int limit) {
+    const auto waits = [&](int w) {
+        plan.workers = w;
+        if (cores_follow_workers) plan.stages.cpu_cores = w;
+        const Timeline t = simulate_training(plan, seed);
+        return static_cast<double>(t.total_input_stall) >= input_bound_threshold * static_cast<double>(t.total);
+    };
+    int lo = 0, hi = std::clamp(guess, 1, limit);  // lo waits (or is 0), hi does not
+    if (waits(hi)) {
+        while (true) {
+            if (hi >= limit) return 0;
+            lo = hi;
+            hi = std::min(2 * hi, limit);
+            if (!waits(hi)) break;
+        }
+    }
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (waits(mid) ? lo : hi) = mid;
+    }
+    return hi;
+}
+
+// Bottleneck capacities per GPU (samples/s) in the regime that stalls most (first epoch
+// or later epochs), the bound, the measured stalls, and the number of workers at which
+// the job becomes compute-bound. That count is analytic for workers alone (one worker
+// delivers 1 / (cpu_s + latency_s) samples/s, so workers = ceil(compute rate x (cpu_s +
+// latency_s))) and, with the storage-backed pipeline, found by bisection over worker counts
+// with the same simulation (the whole run waiting less than input_bound_threshold),
+// starting from the analytic count. It is 0 (none) when a shared stage (cores, storage,
+// ingress, PCIe) caps the rate below compute in the regime described.
+void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timeline& tl, std::uint64_t seed, Result& r) {
+    auto& d = r.input;
+    r.storage_pipeline = plan.stages.enabled;
+    const double train_s = sim::to_seconds(tl.total);
+    d.input_bound_s = sim::to_seconds(tl.total_input_stall);
+    d.stall_fraction = train_s > 0 ? d.input_bound_s / train_s : 0.0;
+    for (const auto& e : tl.epochs) {
+        EpochResult er{sim::to_seconds(e.time), sim::to_seconds(e.input_stall), 0.0};
+        er.stall_fraction = er.time_s > 0 ? er.input_stall_s / er.time_s : 0.0;
+        r.epochs.push_back(er);
+    }
+    const double per_gpu_batch = static_cast<double>(plan.micro_steps) * r.micro_batch;
+    const double compute_step = sim::to_seconds(tl.compute + tl.exposed_comm);
+    d.compute_samples_per_s = per_gpu_batch / compute_step;
+    if (plan.workers == 0) return;
+
+    // The regime the diagnosis describes: the later (warm) epochs, unless the first (cold)
+    // epoch is input-bound and holds more of the run's input stall.
+    double miss = in.miss, latency = in.latency_s;
+    const bool cold = tl.epochs.size() > 1 && 2 * tl.epochs.front().input_stall > tl.total_input_stall &&
+                      regime_stall(tl, true) >= input_bound_threshold;
+    if (cold) {
+        miss = 1.0;
+        latency = in.cold_latency_s;
+    }
+    const double worker_s = in.cpu_s + latency;
+    d.workers_samples_per_s = plan.workers / worker_s;
+    if (in.cores) d.workers_samples_per_s = std::min(d.workers_samples_per_s, in.cores / in.cpu_s);
+    const double read = miss * in.sample_bytes;
+    if (in.source_bps > 0 && read > 0) {
+        d.storage_samples_per_s = in.source_bps / read;
+        if (latency > 0) d.storage_samples_per_s = std::min(d.storage_samples_per_s, in.slots / latency);
+    }
+    if (in.ingress_bps > 0 && read > 0) d.ingress_samples_per_s = in.ingress_bps / read;
+    if (plan.stages.enabled && in.pcie_bps > 0) d.h2d_samples_per_s = in.pcie_bps / in.tensor_bytes;
+
+    // The bound: compute when the GPU waits less than `input_bound_threshold` of the time
+    // in the regime described; otherwise the input stage with the smallest capacity, even
+    // when that capacity exceeds compute (in-order delivery and workers reading in step
+    // can leave a link idle, which the capacities do not see but the simulation does).
+    double best = regime_stall(tl, cold) < input_bound_threshold ? d.compute_samples_per_s : 1e300;
+    d.bound_by = "compute";
+    const std::pair<const char*, double> stages[] = {{"cpu_workers", d.workers_samples_per_s},
+                                                     {"storage", d.storage_samples_per_s},
+                                                     {"ingress", d.ingress_samples_per_s},
+                                                     {"h2d", d.h2d_samples_per_s}};
+    double shared_cap = in.cores ? in.cores / in.cpu_s : 1e300;
+    for (const auto& [name, rate] : stages) {
+        if (rate <= 0) continue;
+        if (rate < best) {
+            best = rate;
+            d.bound_by = name;
+        }
+        if (std::string_view(name) != "cpu_workers") shared_cap = std::min(shared_cap, rate);
+    }
+    if (shared_cap < d.compute_samples_per_s) return;
+    const int analytic = static_cast<int>(std::ceil(d.compute_samples_per_s * worker_s - 1e-9));
+    d.workers_to_compute_bound =
+        plan.stages.enabled
+            ? workers_by_simulation(plan, seed, in.cores == 0, analytic, in.cores ? 2 * in.cores : max_workers_searched)
+            : analytic;
+}
 
 }  // namespace
 
@@ -348,11 +558,7 @@ Result run_scenario(const Scenario& s, const net::Network& network) {
         plan.bucket_comm.push_back(ns(dp_collective(net::Collective::all_gather, stage_params * weight_b).time));
     }
 
-    if (s.data.workers_per_gpu > 0) {
-        plan.workers = s.data.workers_per_gpu;
-        plan.prefetch_factor = s.data.prefetch_factor;
-        plan.batch_build = ns(units::seconds(micro / s.data.samples_per_s_per_worker));
-    }
+    const InputPlan input = plan_input(s, gpu_spec, micro, dp, plan);
 
     const Timeline tl = simulate_training(plan, s.seed);
     r.time_to_train_s = sim::to_seconds(tl.total);
@@ -385,6 +591,7 @@ Result run_scenario(const Scenario& s, const net::Network& network) {
     r.memory_per_gpu_gib = mem.total().value / units::gib(1).value;
     r.memory_available_gib = gpu_spec.memory_gib;
     r.fits = r.memory_per_gpu_gib <= r.memory_available_gib;
+    diagnose_input(plan, input, tl, s.seed, r);
     r.simulated_iterations = tl.simulated_iterations;
     r.events = tl.events;
     r.fingerprint = tl.fingerprint;
@@ -392,6 +599,9 @@ Result run_scenario(const Scenario& s, const net::Network& network) {
     const price::OnDemand bill{units::usd_per_hour(s.pricing.usd_per_gpu_hour),
                                units::seconds(s.pricing.billing_increment_s),
                                units::seconds(s.pricing.minimum_billed_s)};
+    // Staging happens on the rented instances before training starts: it is billed.
+    r.staging_s = input.staging.value;
+    r.time_to_train_s += r.staging_s;
     r.billed_s = bill.billed(units::seconds(r.time_to_train_s)).value;
     r.cost_usd = bill.cost(units::seconds(r.time_to_train_s), r.gpus).value;
     return r;

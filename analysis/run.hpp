@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "analysis/scenario.hpp"
 #include "models/compute/gpu_model.hpp"
@@ -17,6 +18,26 @@ struct Breakdown {
     double exposed_comm_s = 0;  // per step: communication not hidden behind compute
     double input_stall_s = 0;   // per step: waiting for the input pipeline
     double pipeline_bubble_s = 0;  // per step: pipeline fill and drain (idle); the four sum to the step
+};
+
+// Diagnosis of the input pipeline. Capacities are analytic, per GPU, in samples/s, from
+// the bottleneck rates of each stage in the steady (last) regime; stalls are simulated.
+struct InputDiagnosis {
+    std::string bound_by = "compute";   // compute, cpu_workers, storage, ingress, h2d
+    double stall_fraction = 0;          // GPU time waiting for input over the training time
+    double input_bound_s = 0;           // total time the GPU waited for input
+    int workers_to_compute_bound = 0;   // smallest workers_per_gpu that is compute-bound; 0: none is
+    double compute_samples_per_s = 0;   // per GPU, without input waits
+    double workers_samples_per_s = 0;   // loader workers (their CPU time and serial request latency) and cores
+    double storage_samples_per_s = 0;   // source bandwidth and concurrency (0: not limiting)
+    double ingress_samples_per_s = 0;   // node ingress link, this GPU's share (0: not limiting)
+    double h2d_samples_per_s = 0;       // PCIe host-to-device copy (0: not simulated)
+};
+
+struct EpochResult {
+    double time_s = 0;                  // from the epoch's first step to the next epoch's
+    double input_stall_s = 0;
+    double stall_fraction = 0;
 };
 
 struct Result {
@@ -42,6 +63,10 @@ struct Result {
     double memory_available_gib = 0;
     bool fits = true;
     double allreduce_busbw_gbps = 0;  // of one gradient bucket
+    double staging_s = 0;           // copying the dataset to local NVMe before training (billed)
+    bool storage_pipeline = false;  // the storage-backed input pipeline was simulated
+    InputDiagnosis input;
+    std::vector<EpochResult> epochs;
     std::int64_t simulated_iterations = 0;
     std::uint64_t events = 0;
     std::uint64_t fingerprint = 0;

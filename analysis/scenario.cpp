@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/json_reader.hpp"
+#include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
 #include "models/workloads/zoo.hpp"
 
@@ -216,12 +217,82 @@ ClusterSpec parse_cluster(const Value& v) {
     return c;
 }
 
+constexpr std::string_view source_kinds[] = {"local-nvme", "nfs", "object-storage"};
+constexpr std::string_view staging_modes[] = {"none", "copy-to-nvme"};
+
+std::vector<std::string_view> sample_kind_names() {
+    std::vector<std::string_view> out;
+    for (const auto& k : data::sample_kinds()) out.push_back(k.name);
+    return out;
+}
+
+std::vector<std::string_view> instance_names() {
+    std::vector<std::string_view> out;
+    for (const auto& i : data::instances()) out.push_back(i.name);
+    return out;
+}
+
+SourceSpec parse_source(const Value& v) {
+    Object o(v, {"kind", "gbps", "latency_ms", "max_concurrency", "request_bytes"});
+    SourceSpec s;
+    s.kind = o.at("kind").as_name("source kind", source_kinds);
+    if (auto x = o.get("gbps")) s.gbps = x->as_positive_number();
+    if (auto x = o.get("latency_ms")) s.latency_ms = x->as_nonnegative_number();
+    if (auto x = o.get("max_concurrency")) s.max_concurrency = positive_int(*x);
+    if (auto x = o.get("request_bytes")) s.request_bytes = x->as_positive_number();
+    return s;
+}
+
 DataSpec parse_data(const Value& v) {
-    Object o(v, {"workers_per_gpu", "samples_per_s_per_worker", "prefetch_factor"});
+    Object o(v, {"workers_per_gpu", "samples_per_s_per_worker", "prefetch_factor", "sample_kind", "instance",
+                 "sample_bytes", "dataset_bytes", "source", "staging", "host_ram_gib", "vcpus", "gpu_decode",
+                 "ingress_gbps"});
     DataSpec d;
     d.workers_per_gpu = positive_int(o.at("workers_per_gpu"));
-    d.samples_per_s_per_worker = o.at("samples_per_s_per_worker").as_positive_number();
+    if (auto x = o.get("sample_kind")) {
+        const auto names = sample_kind_names();
+        d.sample_kind = x->as_name("sample kind", names);
+    }
+    const bool pipeline = !d.sample_kind.empty();
+    // The storage keys describe the storage-backed pipeline, which needs to know what a sample is.
+    for (std::string_view key : {"instance", "sample_bytes", "dataset_bytes", "source", "staging", "host_ram_gib",
+                                 "vcpus", "gpu_decode", "ingress_gbps"})
+        if (o.has(key) && !pipeline)
+            o.at(key).fail("'" + std::string(key) + "' needs 'sample_kind' (one of imagenet-jpeg, pretokenized-text, "
+                           "point-cloud)");
+    if (pipeline) {
+        if (auto x = o.get("samples_per_s_per_worker")) d.samples_per_s_per_worker = x->as_positive_number();
+    } else {
+        d.samples_per_s_per_worker = o.at("samples_per_s_per_worker").as_positive_number();
+    }
     if (auto x = o.get("prefetch_factor")) d.prefetch_factor = positive_int(*x);
+    if (auto x = o.get("instance")) {
+        const auto names = instance_names();
+        d.instance = x->as_name("instance", names);
+    }
+    if (auto x = o.get("sample_bytes")) d.sample_bytes = x->as_positive_number();
+    if (auto x = o.get("dataset_bytes")) d.dataset_bytes = x->as_positive_number();
+    if (auto x = o.get("source")) d.source = parse_source(*x);
+    if (auto x = o.get("staging")) d.staging = x->as_name("staging mode", staging_modes);
+    if (auto x = o.get("host_ram_gib")) d.host_ram_gib = x->as_positive_number();
+    if (auto x = o.get("vcpus")) d.vcpus = positive_int(*x);
+    if (auto x = o.get("gpu_decode")) {
+        d.gpu_decode = x->as_bool();
+        if (d.gpu_decode && !data::find_sample_kind(d.sample_kind)->has_gpu_decode())
+            x->fail("sample kind '" + d.sample_kind + "' has no GPU decoder; GPU decode is modelled for imagenet-jpeg");
+    }
+    if (auto x = o.get("ingress_gbps")) d.ingress_gbps = x->as_positive_number();
+    const data::Instance* inst = d.instance.empty() ? nullptr : data::find_instance(d.instance);
+    if (d.staging == "copy-to-nvme") {
+        const Value at = o.at("staging");
+        if (!d.source) at.fail("staging 'copy-to-nvme' needs a 'source' to copy from");
+        if (d.source->kind == "local-nvme") at.fail("staging 'copy-to-nvme' copies from a remote source; 'source' is already local-nvme");
+        if (!inst || inst->nvme_drives == 0)
+            at.fail("staging 'copy-to-nvme' needs an 'instance' with local NVMe" +
+                    (inst ? "; '" + d.instance + "' has none (EBS only)" : std::string()));
+    }
+    if (d.source && d.source->kind == "local-nvme" && !d.source->gbps && (!inst || inst->nvme_drives == 0))
+        o.at("source").fail("source 'local-nvme' needs 'gbps', or an 'instance' with local NVMe");
     return d;
 }
 
@@ -268,6 +339,30 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
         Value(j["cluster"]["gpus"], "/cluster/gpus", src)
             .fail("expected a multiple of tp x pp (" + std::to_string(model_parallel) + "), got " +
                   std::to_string(s.cluster.gpus));
+    const auto& d = s.data;
+    if (!d.instance.empty()) {
+        const data::Instance& inst = *data::find_instance(d.instance);
+        if (inst.gpu != s.cluster.gpu || inst.gpus != s.cluster.gpus_per_node)
+            Value(j["data"]["instance"], "/data/instance", src)
+                .fail("instance '" + d.instance + "' has " + std::to_string(inst.gpus) + " x " + std::string(inst.gpu) +
+                      " per node; the cluster has " + std::to_string(s.cluster.gpus_per_node) + " x " + s.cluster.gpu);
+    }
+    if (d.source || d.staging != "none") {
+        const double sample_bytes = d.sample_bytes ? d.sample_bytes : data::find_sample_kind(d.sample_kind)->stored_bytes.value;
+        const double dataset = d.dataset_bytes ? d.dataset_bytes : w.dataset_samples * sample_bytes;
+        if (dataset <= 0)
+            Value(j["data"], "/data", src)
+                .fail("a 'source' needs the dataset size: give 'dataset_bytes', or 'dataset_samples' with 'epochs' in "
+                      "'workload'");
+        if (d.staging == "copy-to-nvme") {
+            const data::Instance& inst = *data::find_instance(d.instance);
+            if (dataset > inst.nvme_bytes().value)
+                Value(j["data"]["staging"], "/data/staging", src)
+                    .fail("the dataset (" + std::to_string(static_cast<long long>(dataset / 1e9)) +
+                          " GB) does not fit the local NVMe of '" + d.instance + "' (" +
+                          std::to_string(static_cast<long long>(inst.nvme_bytes().value / 1e9)) + " GB)");
+        }
+    }
     if (par.dp && par.dp * model_parallel != s.cluster.gpus)
         Value(j["workload"]["parallelism"]["dp"], "/workload/parallelism/dp", src)
             .fail("expected tp x pp x dp = gpus (" + std::to_string(s.cluster.gpus) + "), got " +

@@ -58,10 +58,32 @@ struct ClusterSpec {
     std::string calibration;       // path of a calibration file, or empty for the shipped one
 };
 
+// Where the dataset is read from (`data.source`); zero or negative fields take the kind's
+// default (models/data catalog).
+struct SourceSpec {
+    std::string kind;              // local-nvme, nfs, object-storage
+    double gbps = 0;               // aggregate read bandwidth for one node, Gb/s
+    double latency_ms = -1;        // per request, milliseconds
+    int max_concurrency = 0;       // requests in flight from one node
+    double request_bytes = 0;      // bytes per request (0: one sample per request; shards are larger)
+};
+
 struct DataSpec {
     int workers_per_gpu = 0;              // 0: the input pipeline is not modelled (synthetic data)
-    double samples_per_s_per_worker = 0;  // decode + augment rate of one worker process
+    double samples_per_s_per_worker = 0;  // decode + augment rate of one worker process (0: the kind's)
     int prefetch_factor = 2;              // batches each worker keeps ready (PyTorch DataLoader default)
+    // Storage-backed pipeline: set when `sample_kind` is given; empty means the workers
+    // alone are simulated, at samples_per_s_per_worker.
+    std::string sample_kind;              // imagenet-jpeg, pretokenized-text, point-cloud
+    std::string instance;                 // instance preset (vCPUs, RAM, network, NVMe), or empty
+    double sample_bytes = 0;              // stored bytes per sample (0: the kind's)
+    double dataset_bytes = 0;             // 0: workload.dataset_samples x sample_bytes
+    std::optional<SourceSpec> source;     // none: samples are already in host memory
+    std::string staging = "none";         // none, copy-to-nvme
+    double host_ram_gib = 0;              // 0: the instance's, or no page cache
+    int vcpus = 0;                        // CPU threads of a node (0: the instance's, or one per worker)
+    bool gpu_decode = false;              // decode on the GPU (DALI-style), adding GPU time
+    double ingress_gbps = 0;              // node ingress (0: the instance's network, or unlimited)
 };
 
 struct PricingSpec {

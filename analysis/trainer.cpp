@@ -1,10 +1,14 @@
 #include "analysis/trainer.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "sim/activity.hpp"
+#include "sim/link.hpp"
 #include "sim/resource.hpp"
 
 namespace rentsim::analysis {
@@ -12,21 +16,45 @@ namespace rentsim::analysis {
 namespace {
 
 // Event kinds in the fingerprint.
-enum Kind : std::uint32_t { k_batch_built = 1, k_micro_step = 2, k_step_done = 3 };
+enum Kind : std::uint32_t { k_batch_built = 1, k_micro_step = 2, k_step_done = 3, k_flow = 4 };
 
 // Beyond this many simulated steps without an exact repeat, the last window is taken as
 // the period (reported: Timeline::period_exact).
 constexpr std::int64_t max_simulated_steps = 20000;
 
+// Stages of a worker's batch with storage stages enabled.
+enum class Stage : std::int64_t { idle, slot_wait, fetch, cpu_wait, decode, h2d };
+
 class TrainingSim {
 public:
     TrainingSim(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* obs)
-        : plan_(plan), engine_(seed), comm_(engine_, 1), graph_(engine_) {
+        : plan_(plan), engine_(seed), comm_(engine_, 1), graph_(engine_),
+          slots_(engine_, static_cast<std::uint32_t>(std::max(1, plan.stages.source_slots))),
+          cores_(engine_, static_cast<std::uint32_t>(std::max(1, plan.stages.cpu_cores))),
+          net_(engine_, k_flow) {
         if (obs) engine_.add_observer(*obs);
         const auto w = static_cast<std::size_t>(plan.workers);
         ready_.assign(w, 0);
         busy_.assign(w, false);
         finish_.assign(w, 0);
+        workers_.assign(w, WorkerState{});
+        if (plan_.stages.enabled) {
+            const auto& st = plan_.stages;
+            if (st.source_bytes_per_s <= 0 || (st.h2d_bytes > 0 && st.h2d_bytes_per_s <= 0))
+                throw std::invalid_argument("storage stages need positive bandwidths");
+            fetch_path_.push_back(net_.add_link(st.source_bytes_per_s));
+            if (st.ingress_bytes_per_s > 0) fetch_path_.push_back(net_.add_link(st.ingress_bytes_per_s));
+            if (st.h2d_bytes > 0) pcie_path_.push_back(net_.add_link(st.h2d_bytes_per_s));
+        }
+        single_regime_ = !plan_.stages.enabled || plan_.epoch_batches <= 0 ||
+                         (plan_.stages.cold_bytes == plan_.stages.warm_bytes &&
+                          plan_.stages.cold_latency == plan_.stages.warm_latency) ||
+                         plan_.iterations * plan_.micro_steps <= plan_.epoch_batches;
+        if (plan_.epoch_batches > 0) {
+            const std::int64_t batches = plan_.iterations * plan_.micro_steps;
+            epoch_count_ = (batches + plan_.epoch_batches - 1) / plan_.epoch_batches;
+            if (epoch_count_ > max_reported_epochs) epoch_count_ = 0;
+        }
         build_graph();
     }
 
@@ -38,6 +66,18 @@ public:
     }
 
 private:
+    static constexpr std::int64_t max_reported_epochs = 10000;
+
+    struct WorkerState {
+        Stage stage = Stage::idle;
+        std::int64_t started = 0;     // batches this worker has started
+        std::int64_t batch = -1;      // index of the batch in progress
+        sim::Time until = 0;          // end of the decode, or join time of the fetch flow
+        std::uint64_t ticket = 0;     // order of its wait for a slot or a core
+        std::uint64_t flow_order = 0; // start order of its flow
+        sim::FlowId flow;
+    };
+
     void build_graph() {
         if (plan_.bucket_bwd.empty() || plan_.bucket_bwd.size() != plan_.bucket_comm.size())
             throw std::invalid_argument("training plan needs one all-reduce per gradient bucket");
@@ -64,8 +104,63 @@ private:
     void start_build(int w) {
         const auto i = static_cast<std::size_t>(w);
         busy_[i] = true;
+        if (plan_.stages.enabled) return start_fetch(w);
         finish_[i] = engine_.now() + plan_.batch_build;
         engine_.schedule_in(plan_.batch_build, [this, w] { on_built(w); }, k_batch_built, static_cast<std::uint32_t>(w));
+    }
+
+    bool warm(std::int64_t batch) const { return plan_.epoch_batches > 0 && batch >= plan_.epoch_batches; }
+
+    // Storage stages: fetch -> decode -> host-to-device copy -> built.
+    void start_fetch(int w) {
+        auto& s = workers_[static_cast<std::size_t>(w)];
+        s.batch = s.started * plan_.workers + w;
+        ++s.started;
+        const bool hot = warm(s.batch);
+        const double bytes = hot ? plan_.stages.warm_bytes : plan_.stages.cold_bytes;
+        const sim::Time latency = hot ? plan_.stages.warm_latency : plan_.stages.cold_latency;
+        if (bytes <= 0 && latency <= 0) return start_decode(w);
+        s.stage = Stage::slot_wait;
+        s.ticket = ++tickets_;
+        slots_.request([this, w, bytes, latency] {
+            auto& st = workers_[static_cast<std::size_t>(w)];
+            st.stage = Stage::fetch;
+            st.until = engine_.now() + latency;
+            st.flow_order = ++flow_orders_;
+            st.flow = net_.start_flow(fetch_path_, bytes, [this, w] {
+                slots_.release();
+                start_decode(w);
+            }, latency);
+        });
+    }
+
+    void start_decode(int w) {
+        auto& s = workers_[static_cast<std::size_t>(w)];
+        s.stage = Stage::cpu_wait;
+        s.ticket = ++tickets_;
+        cores_.request([this, w] {
+            auto& st = workers_[static_cast<std::size_t>(w)];
+            st.stage = Stage::decode;
+            st.until = engine_.now() + plan_.batch_build;
+            engine_.schedule_in(plan_.batch_build, [this, w] {
+                cores_.release();
+                start_h2d(w);
+            }, k_batch_built, static_cast<std::uint32_t>(w));
+        });
+    }
+
+    void start_h2d(int w) {
+        auto& s = workers_[static_cast<std::size_t>(w)];
+        if (pcie_path_.empty()) {
+            s.stage = Stage::idle;
+            return on_built(w);
+        }
+        s.stage = Stage::h2d;
+        s.flow_order = ++flow_orders_;
+        s.flow = net_.start_flow(pcie_path_, plan_.stages.h2d_bytes, [this, w] {
+            workers_[static_cast<std::size_t>(w)].stage = Stage::idle;
+            on_built(w);
+        });
     }
 
     void on_built(int w) {
@@ -122,55 +217,175 @@ private:
     std::vector<std::int64_t> signature() const {
         std::vector<std::int64_t> sig;
         const int w0 = plan_.workers ? next_worker() : 0;
+        std::uint64_t min_ticket = ~std::uint64_t{0}, min_flow = ~std::uint64_t{0};
+        for (const auto& s : workers_) {
+            if (s.stage == Stage::slot_wait || s.stage == Stage::cpu_wait) min_ticket = std::min(min_ticket, s.ticket);
+            if (s.stage == Stage::fetch || s.stage == Stage::h2d) min_flow = std::min(min_flow, s.flow_order);
+        }
         for (int k = 0; k < plan_.workers; ++k) {
             const auto i = static_cast<std::size_t>((w0 + k) % plan_.workers);
             sig.push_back(ready_[i]);
-            sig.push_back(busy_[i] ? finish_[i] - engine_.now() : -1);
+            if (!plan_.stages.enabled) {
+                sig.push_back(busy_[i] ? finish_[i] - engine_.now() : -1);
+                continue;
+            }
+            const auto& s = workers_[i];
+            sig.push_back(static_cast<std::int64_t>(s.stage));
+            switch (s.stage) {
+                case Stage::idle: break;
+                case Stage::slot_wait:
+                case Stage::cpu_wait: sig.push_back(static_cast<std::int64_t>(s.ticket - min_ticket)); break;
+                case Stage::decode: sig.push_back(s.until - engine_.now()); break;
+                case Stage::fetch:
+                case Stage::h2d:
+                    sig.push_back(static_cast<std::int64_t>(s.flow_order - min_flow));
+                    if (s.stage == Stage::fetch && s.until > engine_.now()) sig.push_back(s.until - engine_.now());
+                    else sig.push_back(std::bit_cast<std::int64_t>(net_.remaining(s.flow)));
+                    break;
+            }
         }
         return sig;
     }
 
-    void start_step() {
-        starts_.push_back(engine_.now());
-        stalls_.push_back(stall_);
-        if (step_ == plan_.iterations) return engine_.stop();
-        auto [it, fresh] = seen_.try_emplace(signature(), step_);
-        if (!fresh) {
-            period_start_ = it->second;
-            return engine_.stop();
+    // The regime of the pipeline at a step boundary: 0 cold, 1 warm, -1 mixed (a batch of
+    // each kind in progress or next), when the periodic state cannot be trusted.
+    int regime() const {
+        int r = -2;
+        for (std::size_t w = 0; w < workers_.size(); ++w) {
+            const auto& s = workers_[w];
+            const std::int64_t next = s.started * plan_.workers + static_cast<std::int64_t>(w);
+            for (std::int64_t b : {s.stage == Stage::idle ? next : s.batch, next}) {
+                const int c = warm(b) ? 1 : 0;
+                if (r == -2) r = c;
+                else if (r != c) return -1;
+            }
         }
-        if (step_ >= max_simulated_steps) {
-            period_start_ = step_ - 1000;
-            exact_ = false;
-            return engine_.stop();
+        return r < 0 ? 0 : r;
+    }
+
+    sim::Time vnow() const { return engine_.now() + time_offset_; }
+
+    void start_step() {
+        const sim::Time now = vnow(), stall = stall_ + stall_offset_;
+        starts_.push_back(now);
+        stalls_.push_back(stall);
+        while (next_epoch_ < epoch_count_ && step_ >= epoch_start_step(next_epoch_)) {
+            marks_.push_back({now, stall});
+            ++next_epoch_;
+        }
+        if (step_ == plan_.iterations) return engine_.stop();
+        if (plan_.fast_forward && single_regime_) {
+            if (detect_final()) return;
+        } else if (plan_.fast_forward) {
+            const int r = regime();
+            if (r == 1) {
+                if (!warm_started_) {
+                    // The warm regime's window starts here: periods never span the cold epoch.
+                    warm_started_ = true;
+                    seen_.clear();
+                    base_step_ = step_;
+                    starts_.assign(1, now);
+                    stalls_.assign(1, stall);
+                }
+                if (detect_final()) return;
+            } else if (r == 0 && !cold_done_) {
+                auto [it, fresh] = seen_.try_emplace(signature(), step_);
+                if (!fresh) {
+                    skip_cold(it->second);
+                } else if (step_ - base_step_ >= max_simulated_steps) {
+                    exact_ = false;
+                    skip_cold(step_ - 1000);
+                }
+            }
         }
         micro_ = 0;
         request_batch();
+    }
+
+    // The last regime: on a repeat, stop and let finish() extrapolate to the end.
+    bool detect_final() {
+        auto [it, fresh] = seen_.try_emplace(signature(), step_);
+        if (!fresh) {
+            period_start_ = it->second;
+            engine_.stop();
+            return true;
+        }
+        if (step_ - base_step_ >= max_simulated_steps) {
+            period_start_ = step_ - 1000;
+            exact_ = false;
+            engine_.stop();
+            return true;
+        }
+        return false;
+    }
+
+    // The cold epoch repeats from step j: skip whole periods in place, as long as every
+    // batch built meanwhile stays in the first epoch and workers keep their roles.
+    void skip_cold(std::int64_t j) {
+        cold_done_ = true;
+        const std::int64_t p = step_ - j;
+        const std::int64_t per_period = p * plan_.micro_steps;
+        const std::int64_t unit = plan_.workers / std::gcd(per_period, static_cast<std::int64_t>(plan_.workers));
+        std::int64_t max_next = 0;
+        for (std::size_t w = 0; w < workers_.size(); ++w)
+            max_next = std::max(max_next, workers_[w].started * plan_.workers + static_cast<std::int64_t>(w));
+        std::int64_t n = (plan_.epoch_batches - max_next) / per_period;
+        n = std::min(n, (plan_.iterations - step_ - 1) / p);
+        n -= n % unit;
+        if (n < 1) return;
+        const auto at = [this](std::int64_t i) { return starts_[static_cast<std::size_t>(i - base_step_)]; };
+        const auto stall_at = [this](std::int64_t i) { return stalls_[static_cast<std::size_t>(i - base_step_)]; };
+        time_offset_ += n * (at(step_) - at(j));
+        stall_offset_ += n * (stall_at(step_) - stall_at(j));
+        step_ += n * p;
+        next_batch_ += n * per_period;
+        for (auto& s : workers_) {
+            s.started += n * per_period / plan_.workers;
+            if (s.stage != Stage::idle) s.batch += n * per_period;
+        }
+        base_step_ = step_;
+        starts_.assign(1, vnow());
+        stalls_.assign(1, stall_ + stall_offset_);
+        skipped_steps_ += n * p;
+    }
+
+    std::int64_t epoch_start_step(std::int64_t e) const {
+        return (e * plan_.epoch_batches + plan_.micro_steps - 1) / plan_.micro_steps;
     }
 
     Timeline finish() {
         Timeline t;
         t.events = engine_.events_executed();
         t.fingerprint = engine_.fingerprint();
-        t.simulated_iterations = step_;
+        t.simulated_iterations = step_ - skipped_steps_;
         const sim::Time compute = static_cast<sim::Time>(plan_.micro_steps - 1) * plan_.micro_fwd_bwd +
                                   plan_.last_fwd + sum(plan_.bucket_bwd) + plan_.optimizer + plan_.step_overhead -
                                   static_cast<sim::Time>(plan_.micro_steps) * plan_.micro_comm;
-        const auto at = [this](std::int64_t i) { return starts_[static_cast<std::size_t>(i)]; };
-        const auto stall_at = [this](std::int64_t i) { return stalls_[static_cast<std::size_t>(i)]; };
+        const auto at = [this](std::int64_t i) { return starts_[static_cast<std::size_t>(i - base_step_)]; };
+        const auto stall_at = [this](std::int64_t i) { return stalls_[static_cast<std::size_t>(i - base_step_)]; };
         std::int64_t j, p;
+        // Start time (or cumulative stall) of step k >= step_, by periodicity from [j, step_).
+        auto extrapolate = [&](std::int64_t k, bool stall) {
+            const auto& v = stall ? stalls_ : starts_;
+            const auto f = [&](std::int64_t i) { return v[static_cast<std::size_t>(i - base_step_)]; };
+            if (k <= step_) return f(k);
+            const std::int64_t n = (k - step_) / p, r = (k - step_) % p;
+            return f(step_) + n * (f(step_) - f(j)) + (f(j + r) - f(j));
+        };
         if (period_start_ >= 0) {
             j = period_start_;
             p = step_ - j;
-            const std::int64_t remaining = plan_.iterations - step_;
-            const std::int64_t n = remaining / p, r = remaining % p;
-            t.total = at(step_) + n * (at(step_) - at(j)) + (at(j + r) - at(j));
+            t.total = extrapolate(plan_.iterations, false);
+            t.total_input_stall = extrapolate(plan_.iterations, true);
             t.period = p;
         } else {
-            // Ran to the end: the last step is the steady state.
-            j = step_ - 1;
-            p = 1;
+            // Ran to the end without a repeat: the steady state is the mean over the later
+            // half of the last simulated window (one step when the window is one step).
+            p = std::max<std::int64_t>(1, (step_ - base_step_) / 2);
+            j = step_ - p;
+            t.period = p;
             t.total = at(step_);
+            t.total_input_stall = stall_at(step_);
         }
         t.period_exact = exact_ && period_start_ >= 0;
         t.period_time = at(j + p) - at(j);
@@ -179,6 +394,16 @@ private:
         t.input_stall = (stall_at(j + p) - stall_at(j)) / p;
         t.pipeline_bubble = plan_.pipeline_bubble;
         t.exposed_comm = std::max<sim::Time>(0, t.iteration - compute - t.input_stall - t.pipeline_bubble);
+        if (epoch_count_ > 0) {
+            std::vector<std::pair<sim::Time, sim::Time>> bounds = marks_;
+            for (std::int64_t e = static_cast<std::int64_t>(bounds.size()); e < epoch_count_; ++e) {
+                const std::int64_t k = epoch_start_step(e);
+                bounds.push_back({extrapolate(k, false), extrapolate(k, true)});
+            }
+            bounds.push_back({t.total, t.total_input_stall});
+            for (std::size_t e = 0; e + 1 < bounds.size(); ++e)
+                t.epochs.push_back({bounds[e + 1].first - bounds[e].first, bounds[e + 1].second - bounds[e].second});
+        }
         return t;
     }
 
@@ -192,10 +417,16 @@ private:
     sim::Engine engine_;
     sim::FifoResource comm_;
     sim::ActivityGraph graph_;
+    sim::FifoResource slots_;   // the source's concurrent requests (this GPU's share)
+    sim::FifoResource cores_;   // CPU cores (this GPU's share)
+    sim::FlowNetwork net_;      // source, ingress and PCIe links
+    std::vector<sim::LinkId> fetch_path_, pcie_path_;
 
     std::vector<int> ready_;
     std::vector<bool> busy_;
     std::vector<sim::Time> finish_;
+    std::vector<WorkerState> workers_;
+    std::uint64_t tickets_ = 0, flow_orders_ = 0;
     std::int64_t next_batch_ = 0;
     bool waiting_ = false;
     sim::Time wait_start_ = 0;
@@ -203,10 +434,19 @@ private:
 
     int micro_ = 0;
     std::int64_t step_ = 0;
-    std::vector<sim::Time> starts_, stalls_;
+    std::vector<sim::Time> starts_, stalls_;  // virtual times from base_step_ on
     std::map<std::vector<std::int64_t>, std::int64_t> seen_;
     std::int64_t period_start_ = -1;
     bool exact_ = true;
+
+    // Regimes and in-place fast-forward of the cold epoch.
+    bool single_regime_ = true;
+    bool cold_done_ = false;
+    bool warm_started_ = false;
+    sim::Time time_offset_ = 0, stall_offset_ = 0;
+    std::int64_t base_step_ = 0, skipped_steps_ = 0;
+    std::int64_t epoch_count_ = 0, next_epoch_ = 0;
+    std::vector<std::pair<sim::Time, sim::Time>> marks_;  // (start, cumulative stall) of each epoch
 };
 
 }  // namespace

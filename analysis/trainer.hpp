@@ -8,6 +8,16 @@
 // slot (forward and backward of one micro-batch on this GPU's stage) and the fill and drain
 // of the pipeline are one idle `pipeline_bubble` before the last micro-batch. Once the state at a step boundary repeats, the rest of
 // the run is periodic and is fast-forwarded exactly.
+//
+// With storage stages (InputStages::enabled) each worker builds a batch in three stages:
+// fetch (a request slot of the source, then the batch's request latencies and its bytes as
+// one flow over the source link and the node's ingress link, max-min shared), decode (a
+// CPU core for `batch_build`), and the host-to-device copy (a flow over this GPU's PCIe
+// link). The node is symmetric: this GPU's loaders get 1/gpus_per_node of each node-wide
+// resource, which for max-min sharing of identical flows gives each flow the same rate as
+// simulating every GPU's loaders. The first epoch reads everything from the source; later
+// epochs read what the page cache misses. Each regime reaches its own periodic state: the
+// cold epoch is fast-forwarded up to the boundary, the warm epochs to the end.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +27,19 @@
 #include "sim/time.hpp"
 
 namespace rentsim::analysis {
+
+// Storage stages of the input pipeline, per micro-batch and per GPU (see the header note).
+struct InputStages {
+    bool enabled = false;
+    double cold_bytes = 0, warm_bytes = 0;   // read from the source per batch: first epoch, later epochs
+    sim::Time cold_latency = 0, warm_latency = 0;  // summed request latencies per batch
+    double source_bytes_per_s = 0;   // this GPU's share of the source's bandwidth
+    double ingress_bytes_per_s = 0;  // this GPU's share of the node's ingress; 0: no ingress link
+    int source_slots = 1;            // this GPU's share of the source's concurrent requests
+    int cpu_cores = 1;               // this GPU's share of the node's CPU cores
+    double h2d_bytes = 0;            // per batch over PCIe; 0: no copy simulated
+    double h2d_bytes_per_s = 0;
+};
 
 struct TrainingPlan {
     std::int64_t iterations = 1;      // optimizer steps
@@ -35,7 +58,17 @@ struct TrainingPlan {
     // Input pipeline (workers == 0: data is already on the GPU).
     int workers = 0;
     int prefetch_factor = 2;
-    sim::Time batch_build = 0;        // one worker builds one micro-batch
+    sim::Time batch_build = 0;        // one worker builds one micro-batch (CPU time)
+    InputStages stages;
+    // Micro-batches per GPU per epoch; 0: epochs are not tracked. With storage stages the
+    // batches past the first epoch are "warm" (InputStages::warm_*).
+    std::int64_t epoch_batches = 0;
+    bool fast_forward = true;         // false: simulate every step (tests of the fast-forward)
+};
+
+struct EpochStats {
+    sim::Time time = 0;               // from the first step of the epoch to the first of the next
+    sim::Time input_stall = 0;        // of which the GPU waited for input
 };
 
 struct Timeline {
@@ -45,8 +78,10 @@ struct Timeline {
     sim::Time exposed_comm = 0;       // per step, steady state
     sim::Time input_stall = 0;        // per step, steady state
     sim::Time pipeline_bubble = 0;    // per step; compute + exposed_comm + input_stall + bubble = iteration
+    sim::Time total_input_stall = 0;  // over the whole run
+    std::vector<EpochStats> epochs;   // when plan.epoch_batches > 0, in order
     std::int64_t simulated_iterations = 0;  // the rest were fast-forwarded
-    std::int64_t period = 0;          // steps in one repeating period (0: ran to the end)
+    std::int64_t period = 0;          // steps in one repeating period (or averaged over, when none repeated)
     sim::Time period_time = 0;        // simulated time of one period
     bool period_exact = true;         // false: no exact repeat within the step cap
     std::uint64_t events = 0;
