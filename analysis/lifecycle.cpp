@@ -33,7 +33,7 @@ public:
         state_ = State::starting;
         state_ev_ = eng_.schedule_in(p_.provisioning + p_.staging, [this] { start_working(); }, k_start);
         schedule_interruptions();
-        schedule_resize();
+        schedule_resize(0);
         if (p_.trace && p_.trace->removals() > 0) schedule_trace(0);
         schedule_budget();
         eng_.run();
@@ -230,9 +230,9 @@ private:
                 open_lease();
                 --missing_;
             }
+            begin_restart(0);
             schedule_interruptions();
             schedule_budget();
-            begin_restart(0);
         }, k_wait_done);
         schedule_interruptions();
         schedule_budget();
@@ -284,9 +284,9 @@ private:
     }
 
     // Elastic schedule: resize at each phase boundary (cycling with `repeat`).
-    void schedule_resize() {
+    void schedule_resize(std::size_t current) {
         if (p_.phases.size() < 2) return;
-        std::size_t next = phase_ + 1;
+        std::size_t next = current + 1;
         sim::Time base = cycle_start_;
         if (next >= p_.phases.size()) {
             if (p_.repeat <= 0) return;
@@ -305,7 +305,7 @@ private:
                 lose_unsaved(0);
                 apply_resize_and_restart();
             }
-            schedule_resize();
+            schedule_resize(next);
         }, k_resize);
     }
 

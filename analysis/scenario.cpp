@@ -258,10 +258,10 @@ PricingSpec parse_pricing(const Value& v) {
         const auto providers = price::catalog_providers(cat);
         p.provider = o.at("provider").as_name("provider", views(providers));
         const auto instances = price::catalog_instances(cat, p.provider);
-        p.instance = o.at("instance").as_name("instance of '" + p.provider + "'", views(instances));
+        p.instance = o.at("instance").as_name(p.provider + " instance", views(instances));
         auto plans = price::catalog_plans(cat, p.provider, p.instance);
         plans.push_back("self-owned");
-        if (auto x = o.get("plan")) p.plan = x->as_name("plan of '" + p.instance + "'", views(plans));
+        if (auto x = o.get("plan")) p.plan = x->as_name(p.instance + " plan", views(plans));
         const std::string catalog_plan = p.is_owned() ? "on-demand" : p.plan;
         if (auto x = o.get("region")) {
             const auto regions = price::catalog_regions(cat, p.provider, p.instance, catalog_plan);
@@ -421,9 +421,6 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     if (s.pricing.is_spot() && !s.lifecycle.spot)
         o.at("pricing").fail("plan '" + s.pricing.plan +
                              "' needs 'lifecycle' {'spot': {mean_time_between_preemptions_h or trace}} to model preemptions");
-    if (s.lifecycle.checkpoint_optimal && !(s.pricing.is_spot() && s.lifecycle.spot) && s.lifecycle.gpu_mtbf_h == 0)
-        Value(j["lifecycle"]["checkpoint"]["optimal_interval"], "/lifecycle/checkpoint/optimal_interval", src)
-            .fail("an optimal interval needs interruptions: a spot plan with 'spot', or 'failures'");
     if (s.lifecycle.spot && s.lifecycle.notice_s < 0) s.lifecycle.notice_s = s.pricing.spot_notice_s;
 
     // Cross-section checks.
