@@ -34,7 +34,7 @@ public:
         state_ev_ = eng_.schedule_in(p_.provisioning + p_.staging, [this] { start_working(); }, k_start);
         schedule_interruptions();
         schedule_resize(0);
-        if (p_.trace && p_.trace->removals() > 0) schedule_trace(0);
+        if (p_.trace && p_.trace->removals() > 0) start_trace();
         schedule_budget();
         eng_.run();
         accrue();
@@ -262,10 +262,19 @@ private:
     }
 
     // Trace replay: each recorded removal hits one of this job's instances with probability
-    // (instances held) / (nodes alive in the trace); the trace repeats after its span.
+    // (instances held) / (nodes alive in the trace). Each replication starts at a random point
+    // of the trace, which repeats after its span.
+    void start_trace() {
+        const sim::Time span = trace_span();
+        trace_offset_ = static_cast<sim::Time>(eng_.rng("spot.trace").uniform() * static_cast<double>(span));
+        std::size_t first = 0;
+        while (first < p_.trace->events.size() && sim::ceil_seconds(p_.trace->events[first].time.value) < trace_offset_) ++first;
+        schedule_trace(first);
+    }
+    sim::Time trace_span() const { return sim::ceil_seconds(p_.trace->span.value) + sim::ceil_seconds(60.0); }
+
     void schedule_trace(std::size_t next) {
         const auto& ev = p_.trace->events;
-        const sim::Time span = sim::ceil_seconds(p_.trace->span.value) + sim::ceil_seconds(60.0);
         while (true) {
             if (next >= ev.size()) {
                 next = 0;
@@ -274,7 +283,7 @@ private:
             if (!ev[next].add && ev[next].alive_before > 0) break;
             ++next;
         }
-        const sim::Time t = trace_cycle_ * span + sim::ceil_seconds(ev[next].time.value);
+        const sim::Time t = trace_cycle_ * trace_span() + sim::ceil_seconds(ev[next].time.value) - trace_offset_;
         trace_ev_ = eng_.schedule_at(std::max(t, eng_.now()), [this, next] {
             const auto& e = p_.trace->events[next];
             const double share = static_cast<double>(held()) / static_cast<double>(e.alive_before);
@@ -338,6 +347,7 @@ private:
     std::size_t phase_ = 0, pending_phase_ = 0;
     sim::Time cycle_start_ = 0;
     std::int64_t trace_cycle_ = 0;
+    sim::Time trace_offset_ = 0;
     int target_ = 0, missing_ = 0, max_instances_ = 0;
     double done_ = 0, saved_ = 0, since_ckpt_ = 0;  // work, ns at speed 1
     sim::Time seg_start_ = 0, state_since_ = 0, end_ = 0;
