@@ -172,6 +172,7 @@ private:
 
     void begin_checkpoint(bool then_resize) {
         leave_current_state();
+        if (then_resize) resize_pending_ = true;
         state_ = State::checkpointing;
         state_ev_ = eng_.schedule_in(p_.checkpoint_write, [this, then_resize] {
             leave_current_state();
@@ -230,6 +231,10 @@ private:
                 open_lease();
                 --missing_;
             }
+            if (resize_pending_) {
+                apply_resize_and_restart();
+                return;
+            }
             begin_restart(0);
             schedule_interruptions();
             schedule_budget();
@@ -243,7 +248,8 @@ private:
         ++out_.failures;
         leave_current_state();
         lose_unsaved(0);
-        begin_restart(0);
+        if (resize_pending_) apply_resize_and_restart();  // the resize's checkpoint was cut short
+        else begin_restart(0);
         schedule_failure();
     }
 
@@ -319,6 +325,7 @@ private:
     }
 
     void apply_resize_and_restart() {
+        resize_pending_ = false;
         accrue();
         const int new_target = p_.bill.instances(p_.phases[pending_phase_].gpus);
         while (target_ < new_target) {
@@ -348,6 +355,7 @@ private:
     sim::Time cycle_start_ = 0;
     std::int64_t trace_cycle_ = 0;
     sim::Time trace_offset_ = 0;
+    bool resize_pending_ = false;  // a resize waits for its checkpoint
     int target_ = 0, missing_ = 0, max_instances_ = 0;
     double done_ = 0, saved_ = 0, since_ckpt_ = 0;  // work, ns at speed 1
     sim::Time seg_start_ = 0, state_since_ = 0, end_ = 0;

@@ -187,3 +187,58 @@ TEST_CASE("catalog names are checked with a did-you-mean and flagged rows are re
     flagged.replace(flagged.find("\"plan\": \"spot\""), 14, "\"plan\": \"spot\", \"allow_flagged\": true");
     CHECK_NOTHROW((void)analysis::parse_scenarios(flagged, "s.json"));
 }
+
+TEST_CASE("a replayed spot trace preempts the job's share of the recorded removals") {
+    const auto trace = price::shipped_trace("bamboo-p3");
+    auto p = plain(100.0, 1.0, 16, 8);
+    p.trace = &trace;
+    p.checkpoint_interval = hour / 2;
+    double preemptions = 0;
+    for (int i = 0; i < 20; ++i) preemptions += analysis::simulate_lifecycle(p, sim::derive_seed(5, i)).preemptions;
+    // Two instances live 1.64 h on average in this trace: about 2 x 100 / 1.64 = 122 preemptions
+    // in 100 h of work (more, as the run stretches while it waits and restarts).
+    CHECK(preemptions / 20 > 60);
+    CHECK(preemptions / 20 < 250);
+}
+
+TEST_CASE("every mix of preemptions, failures, resizes and checkpoints finishes with consistent totals") {
+    const auto trace = price::shipped_trace("bamboo-p3");
+    int preemptions = 0, failures = 0, resizes = 0;
+    for (int i = 0; i < 200; ++i) {
+        auto p = plain(30.0, 2.0, 16, 8);
+        p.phases = {{0, 16, 1.0}, {3 * hour, 8, 0.5}, {5 * hour, 2, 0.125}};
+        p.repeat = 7 * hour;
+        p.checkpoint_interval = hour / 3;
+        p.checkpoint_write = 90'000'000'000;
+        p.notice = i % 2 ? 120'000'000'000 : 0;
+        p.restart = 300'000'000'000;
+        p.resize_extra = 60'000'000'000;
+        p.capacity_wait_mean_s = 900;
+        p.gpu_mtbf_s = 200.0 * 3600;
+        if (i % 3 == 0) p.trace = &trace;
+        else p.preempt_mean_s = 4.0 * 3600;
+        const auto o = analysis::simulate_lifecycle(p, sim::derive_seed(99, i));
+        REQUIRE(o.finished);
+        CHECK(o.time >= p.work);
+        CHECK(o.lost_work_s >= 0);
+        CHECK(o.billed_instance_s >= o.instance_s - 1e-6);
+        CHECK(o.instance_s <= sim::to_seconds(o.time) * 2 + 1e-6);
+        CHECK(o.compute_usd == doctest::Approx(o.billed_instance_s / 3600 * 16.0));
+        preemptions += o.preemptions;
+        failures += o.failures;
+        resizes += o.resizes;
+    }
+    CHECK(preemptions > 1000);
+    CHECK(failures > 50);
+    CHECK(resizes > 1000);
+}
+
+TEST_CASE("an explicit price in another currency is converted with usd_per_unit") {
+    const char* text = R"({"schema": 1, "name": "cny",
+      "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "samples": 1000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+      "pricing": {"price_per_gpu_hour": 20.0, "currency": "CNY", "usd_per_unit": 0.14}})";
+    const auto set = analysis::parse_scenarios(text, "cny.json");
+    CHECK(set.points[0].pricing.usd_per_gpu_hour == doctest::Approx(2.8));
+    CHECK(set.points[0].pricing.currency == "CNY");
+}
