@@ -422,6 +422,20 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
         o.at("pricing").fail("plan '" + s.pricing.plan +
                              "' needs 'lifecycle' {'spot': {mean_time_between_preemptions_h or trace}} to model preemptions");
     if (s.lifecycle.spot && s.lifecycle.notice_s < 0) s.lifecycle.notice_s = s.pricing.spot_notice_s;
+    if (!s.pricing.instance.empty()) {
+        // The instance is the node: its GPU and GPU count must be the cluster's.
+        const auto* row = price::find_price(price::shipped_catalog(), s.pricing.provider, s.pricing.instance,
+                                            s.pricing.is_owned() ? "on-demand" : s.pricing.plan, s.pricing.region);
+        if (row && row->gpu != s.cluster.gpu)
+            Value(j["pricing"]["instance"], "/pricing/instance", src)
+                .fail("instance '" + s.pricing.instance + "' has " + (row->gpu.empty() ? row->gpu_label : row->gpu) +
+                      " GPUs, not the cluster's '" + s.cluster.gpu + "'");
+        if (row && row->gpus_per_instance != s.cluster.gpus_per_node)
+            Value(j["pricing"]["instance"], "/pricing/instance", src)
+                .fail("instance '" + s.pricing.instance + "' has " + std::to_string(row->gpus_per_instance) +
+                      " GPUs; set cluster 'gpus_per_node' to " + std::to_string(row->gpus_per_instance) + ", not " +
+                      std::to_string(s.cluster.gpus_per_node));
+    }
 
     // Cross-section checks.
     const auto& w = s.workload;

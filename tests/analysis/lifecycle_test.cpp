@@ -183,7 +183,13 @@ TEST_CASE("catalog names are checked with a did-you-mean and flagged rows are re
     }
     std::string flagged = spot_scenario;
     flagged.replace(flagged.find("p4de.24xlarge"), 13, "p4d.24xlarge");
-    CHECK_THROWS_AS((void)analysis::parse_scenarios(flagged, "s.json"), analysis::InputError);
+    flagged.replace(flagged.find("a100-sxm4-80gb"), 14, "a100-sxm4-40gb");
+    try {
+        (void)analysis::parse_scenarios(flagged, "s.json");
+        FAIL("no error");
+    } catch (const analysis::InputError& e) {
+        CHECK(e.message().find("is flagged: lowest-zone spot price is an outlier") != std::string::npos);
+    }
     flagged.replace(flagged.find("\"plan\": \"spot\""), 14, "\"plan\": \"spot\", \"allow_flagged\": true");
     CHECK_NOTHROW((void)analysis::parse_scenarios(flagged, "s.json"));
 }
