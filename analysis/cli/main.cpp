@@ -203,6 +203,16 @@ int help_command(const std::string& topic) {
         for (const auto& g : compute::gpu_catalog()) fmt::print("{:<16} {}\n", g.name, g.description);
     } else if (topic == "topologies") {
         for (const auto& t : net::topology_presets()) fmt::print("{:<12} {}\n", t.name, t.description);
+    } else if (topic == "instances") {
+        const auto& cat = price::shipped_catalog();
+        for (const auto& provider : price::catalog_providers(cat))
+            for (const auto& instance : price::catalog_instances(cat, provider)) {
+                const auto* od = price::find_price(cat, provider, instance, price::catalog_plans(cat, provider, instance).front());
+                std::string plans;
+                for (const auto& p : price::catalog_plans(cat, provider, instance)) plans += (plans.empty() ? "" : ", ") + p;
+                fmt::print("{:<10} {:<40} {:>2} x {:<16} {}\n", provider, instance, od->gpus_per_instance,
+                           od->gpu.empty() ? od->gpu_label : od->gpu, plans);
+            }
     } else if (topic == "models") {
         for (const auto& m : work::model_names()) fmt::print("{:<12} {}\n", m.name, m.description);
     }
@@ -264,10 +274,10 @@ int main(int argc, char** argv) {
     be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year, "self-owned: operations per instance and year");
 
     std::string topic;
-    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies");
-    help_cmd->add_option("what", topic, "gpus, models or topologies")
+    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies, instances");
+    help_cmd->add_option("what", topic, "gpus, models, topologies or instances (the price catalog)")
         ->required()
-        ->check(CLI::IsMember({"gpus", "models", "topologies"}));
+        ->check(CLI::IsMember({"gpus", "models", "topologies", "instances"}));
 
     try {
         app.parse(argc, argv);
