@@ -85,6 +85,8 @@ compute::Calibration calibration_for(const Scenario& s) {
 
 namespace {
 
+// The steady step timeline of `s` at its cluster size, then its lifecycle; the lifecycle of an
+// elastic scenario calls back in here for the step rate at each GPU count.
 Result run_steady(const Scenario& s);
 
 Stats stats_of(std::vector<double> v) {
@@ -263,10 +265,7 @@ void run_lifecycle(const Scenario& s, const compute::StepCost& step, int dp, sim
 
 }  // namespace
 
-Result run_scenario(const Scenario& s) {
-    Result r = run_steady(s);
-    return r;
-}
+Result run_scenario(const Scenario& s) { return run_steady(s); }
 
 namespace {
 

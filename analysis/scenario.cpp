@@ -28,10 +28,8 @@ std::vector<std::string_view> topology_names() {
     return out;
 }
 
-std::string fmt_price(double x) {
-    std::string t = Json(x).dump();
-    return t;
-}
+// A number as JSON writes it, for messages: 2.4655, 8.0.
+std::string json_number(double x) { return Json(x).dump(); }
 
 int to_int(const Value& v, std::int64_t x) {
     if (x > 1'000'000'000) v.fail("expected an integer up to 1000000000, got " + std::to_string(x));
@@ -273,7 +271,7 @@ PricingSpec parse_pricing(const Value& v) {
         if (!row->flag.empty() && !allow && !p.is_owned())
             (o.has("plan") ? o.at("plan") : o.at("instance"))
                 .fail("the catalog price of " + p.provider + " " + p.instance + " " + catalog_plan + " (" + row->region +
-                      ", " + fmt_price(row->price_per_hour) + " " + row->currency + "/h) is flagged: " + row->flag +
+                      ", " + json_number(row->price_per_hour) + " " + row->currency + "/h) is flagged: " + row->flag +
                       "; set \"allow_flagged\": true to use it");
         p.region = row->region;
         p.gpus_per_instance = row->gpus_per_instance;
@@ -390,13 +388,13 @@ ElasticSpec parse_elastic(const Value& v) {
         if (i == 0 && s.from_h != 0) st.at("from_h").fail("the first step must start at from_h 0");
         if (i > 0 && s.from_h <= e.schedule.back().from_h)
             st.at("from_h").fail("expected steps in increasing from_h, got " + st.at("from_h").json().dump() + " after " +
-                                 fmt_price(e.schedule.back().from_h));
+                                 json_number(e.schedule.back().from_h));
         e.schedule.push_back(s);
     }
     if (auto x = o.get("repeat_h")) {
         e.repeat_h = x->as_positive_number();
         if (e.repeat_h <= e.schedule.back().from_h)
-            x->fail("expected repeat_h after the last step (" + fmt_price(e.schedule.back().from_h) + " h), got " + x->json().dump());
+            x->fail("expected repeat_h after the last step (" + json_number(e.schedule.back().from_h) + " h), got " + x->json().dump());
     }
     return e;
 }
