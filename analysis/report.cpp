@@ -48,8 +48,8 @@ std::string lifecycle_lines(const Result& r) {
                          l.preemptions, l.failures, l.resizes, human_duration(l.lost_work_s), l.restart_s);
     if (l.budget_alert_s >= 0) o += fmt::format("  budget          alert at {}\n", human_duration(l.budget_alert_s));
     if (l.finished_fraction < 1) o += fmt::format("  budget          stopped before the end in {:.0f}% of runs\n", 100 * (1 - l.finished_fraction));
-    if (l.deadline_met_fraction < 1 || l.finished_fraction < 1)
-        o += fmt::format("  deadline        met in {:.0f}% of runs\n", 100 * l.deadline_met_fraction);
+    if (l.deadline_h > 0)
+        o += fmt::format("  deadline        {} met in {:.0f}% of runs\n", human_duration(l.deadline_h * 3600), 100 * l.deadline_met_fraction);
     if (r.replications > 0)
         o += fmt::format("  replications    {} (seed {}): time p5 {} p50 {} p95 {}; cost p5 {} p50 {} p95 {}\n",
                          r.replications, r.seed, human_duration(r.time_stats.p5), human_duration(r.time_stats.p50),
@@ -88,10 +88,11 @@ std::string format_results_text(const std::vector<Result>& results) {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"point", "gpus", "time to train", "cost", "samples/s", "step ms", "compute", "exp. comm",
                     "input stall", "MFU", "mem GiB"});
-    bool life = false, reps = false;
+    bool life = false, reps = false, deadline = false;
     for (const auto& r : results) {
         life = life || eventful(r);
         reps = reps || r.replications > 0;
+        deadline = deadline || r.lifecycle.deadline_h > 0;
     }
     for (const auto& r : results) {
         if (!r.fits) {
@@ -113,6 +114,11 @@ std::string format_results_text(const std::vector<Result>& results) {
             else rows[i + 1].insert(rows[i + 1].end(), {fmt::format("{:.1f}", l.preemptions + l.failures + l.resizes),
                                                         human_duration(l.lost_work_s)});
         }
+    }
+    if (deadline) {
+        rows[0].push_back("deadline met");
+        for (std::size_t i = 0; i < results.size(); ++i)
+            rows[i + 1].push_back(results[i].fits ? fmt::format("{:.0f}%", 100 * results[i].lifecycle.deadline_met_fraction) : "-");
     }
     if (reps) {
         rows[0].insert(rows[0].end(), {"time p5-p95", "cost p5-p95"});
@@ -201,6 +207,7 @@ Json result_json(const Result& r) {
         lj["lost_work_s"] = l.lost_work_s;
         lj["budget_alert_s"] = l.budget_alert_s < 0 ? Json(nullptr) : Json(l.budget_alert_s);
         lj["finished_fraction"] = l.finished_fraction;
+        lj["deadline_h"] = l.deadline_h > 0 ? Json(l.deadline_h) : Json(nullptr);
         lj["deadline_met_fraction"] = l.deadline_met_fraction;
         j["lifecycle"] = lj;
         if (r.replications > 0) {

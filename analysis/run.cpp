@@ -254,6 +254,7 @@ void run_lifecycle(const Scenario& s, const compute::StepCost& step, int dp, sim
     out.billed_gpus = out.instances * pr.gpus_per_instance;
     out.finished_fraction = finished;
     out.deadline_met_fraction = met;
+    out.deadline_h = lc.deadline_h;
     r.replications = s.replications;
     r.seed = s.seed;
     r.time_stats = stats_of(times);
