@@ -61,11 +61,15 @@ struct LifecyclePlan {
     double budget_usd = 0;                  // 0: no budget
     double alert_fraction = 0.8;            // alert when this share of the budget is spent
     sim::Time deadline = 0;                 // 0: none
+    // A run that has not finished after this many times its work is given up (it never would
+    // finish if interruptions come faster than checkpoints save work).
+    double horizon_factor = 100.0;
 };
 
 struct LifecycleOutcome {
     sim::Time time = 0;                     // start to the end of the last step (or the budget stop)
-    bool finished = true;                   // false: stopped at the budget
+    bool finished = true;                   // false: stopped at the budget or given up
+    bool gave_up = false;                   // stopped at the horizon (horizon_factor x work)
     bool deadline_met = true;
     sim::Time budget_alert = -1;            // when the alert fraction was reached; -1: never
     double instance_s = 0;                  // instance-seconds held

@@ -47,7 +47,12 @@ std::string lifecycle_lines(const Result& r) {
         o += fmt::format("  interruptions   {:.1f} preemptions, {:.1f} failures, {:.1f} resizes; {} of work lost, restart {:.0f} s\n",
                          l.preemptions, l.failures, l.resizes, human_duration(l.lost_work_s), l.restart_s);
     if (l.budget_alert_s >= 0) o += fmt::format("  budget          alert at {}\n", human_duration(l.budget_alert_s));
-    if (l.finished_fraction < 1) o += fmt::format("  budget          stopped before the end in {:.0f}% of runs\n", 100 * (1 - l.finished_fraction));
+    if (l.finished_fraction - l.gave_up_fraction < 1 - 1e-12)
+        o += fmt::format("  budget          stopped before the end in {:.0f}% of runs\n",
+                         100 * (1 - l.finished_fraction - l.gave_up_fraction));
+    if (l.gave_up_fraction > 0)
+        o += fmt::format("  given up        in {:.0f}% of runs after 100x the work: interruptions outpace checkpoints\n",
+                         100 * l.gave_up_fraction);
     if (l.deadline_h > 0)
         o += fmt::format("  deadline        {} met in {:.0f}% of runs\n", human_duration(l.deadline_h * 3600), 100 * l.deadline_met_fraction);
     if (r.replications > 0)
@@ -207,6 +212,7 @@ Json result_json(const Result& r) {
         lj["lost_work_s"] = l.lost_work_s;
         lj["budget_alert_s"] = l.budget_alert_s < 0 ? Json(nullptr) : Json(l.budget_alert_s);
         lj["finished_fraction"] = l.finished_fraction;
+        lj["gave_up_fraction"] = l.gave_up_fraction;
         lj["deadline_h"] = l.deadline_h > 0 ? Json(l.deadline_h) : Json(nullptr);
         lj["deadline_met_fraction"] = l.deadline_met_fraction;
         j["lifecycle"] = lj;

@@ -246,6 +246,7 @@ void run_lifecycle(const Scenario& s, const compute::StepCost& step, int dp, sim
         out.lost_work_s += o.lost_work_s * k;
         if (i == 0) out.budget_alert_s = o.budget_alert < 0 ? -1.0 : sim::to_seconds(o.budget_alert);
         finished += o.finished ? k : 0;
+        out.gave_up_fraction += o.gave_up ? k : 0;
         met += o.deadline_met ? k : 0;
         if (i == 0 && reps == 1) {
             r.billed_s = o.billed_instance_s / std::max(1, o.max_instances);

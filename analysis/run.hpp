@@ -42,6 +42,7 @@ struct LifecycleResult {
     double lost_work_s = 0;          // training redone after interruptions
     double budget_alert_s = -1;      // first replication's alert time; -1: none
     double finished_fraction = 1;    // replications that finished within the budget
+    double gave_up_fraction = 0;     // replications given up at 100x the work (interruptions outpace checkpoints)
     double deadline_h = 0;           // the scenario's deadline; 0: none
     double deadline_met_fraction = 1;
 };

@@ -248,3 +248,12 @@ TEST_CASE("an explicit price in another currency is converted with usd_per_unit"
     CHECK(set.points[0].pricing.usd_per_gpu_hour == doctest::Approx(2.8));
     CHECK(set.points[0].pricing.currency == "CNY");
 }
+
+TEST_CASE("a run whose interruptions outpace its checkpoints is given up at the horizon") {
+    auto p = plain(10.0);
+    p.preempt_mean_s = 600;  // every 10 minutes, and no checkpoints: 10 h of work never completes
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK_FALSE(o.finished);
+    CHECK(o.gave_up);
+    CHECK(o.time > 100 * p.work);
+}
