@@ -1,9 +1,12 @@
 // Recorded spot-capacity traces, replayed as preemptions.
 //
-// The format is Bamboo's (uclasystem/bamboo, NSDI 2023) node add/remove trace: CSV without
-// a header, `time_ms,event,node`, `event` is `add` or `remove`. A `remove` is the provider
-// taking a spot node back. The shipped trace is models/pricing/data/spot-trace-bamboo-p3.csv
-// (AWS p3 spot nodes, December 2021, 11.4 h, at most 32 nodes alive; MIT licence beside it).
+// Two formats from uclasystem/bamboo (NSDI 2023), MIT licence (models/pricing/data):
+// - node add/remove traces: CSV without a header, `time_ms,event,node`, `event` is `add` or
+//   `remove`; a `remove` is the provider taking a spot node back. Shipped: `bamboo-p3`
+//   (AWS p3 spot nodes, December 2021, 11.4 h, at most 32 nodes alive).
+// - instance-count logs: lines `YYYY-MM-DD, HH:MM:SS, N`, N preemptible instances alive; a
+//   drop of N by k is k removals. Shipped: `gcloud-a100-us-east1b` (Google Cloud 1-GPU A100
+//   preemptible VMs, us-east1-b, 2021-12-11/12, 27 h, 17 to 64 alive).
 #pragma once
 
 #include <string>
@@ -31,6 +34,9 @@ struct SpotTrace {
 
 // Throws std::invalid_argument naming the line on a malformed record.
 SpotTrace parse_bamboo_trace(std::string_view text, std::string name);
+// Instance-count log; lines are sorted by time first (the logs repeat readings and step back
+// by up to a minute). Throws std::invalid_argument naming the line on a malformed record.
+SpotTrace parse_count_trace(std::string_view text, std::string name);
 // Names of the shipped traces, and the trace itself (std::invalid_argument if unknown).
 std::vector<std::string_view> shipped_trace_names();
 SpotTrace shipped_trace(std::string_view name);

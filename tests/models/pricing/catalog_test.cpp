@@ -55,3 +55,18 @@ TEST_CASE("the Bamboo p3 spot trace has 177 additions and 167 removals over 11.4
     CHECK(most == 32);
     CHECK_THROWS_AS(price::parse_bamboo_trace("60000,vanish,node1\n", "bad"), std::invalid_argument);
 }
+
+TEST_CASE("the Google Cloud A100 count log turns drops of the instance count into removals") {
+    const auto t = price::shipped_trace("gcloud-a100-us-east1b");
+    CHECK(t.removals() == 154);
+    CHECK(t.span.value == doctest::Approx(27 * 3600.0 + 1 * 60 + 6));
+    const auto small = price::parse_count_trace("2021-12-11, 23:59:30, 5\n2021-12-12, 00:00:30, 3\n"
+                                                "2021-12-11, 23:59:00, 5\n2021-12-12, 00:01:30, 4\n", "x");
+    REQUIRE(small.events.size() == 3);
+    CHECK(small.events[0].time.value == doctest::Approx(90.0));
+    CHECK_FALSE(small.events[0].add);
+    CHECK(small.events[0].alive_before == 5);
+    CHECK(small.events[1].alive_before == 4);
+    CHECK(small.events[2].add);
+    CHECK_THROWS_AS(price::parse_count_trace("2021-12-11 23:59:30 5\n", "bad"), std::invalid_argument);
+}
