@@ -24,6 +24,44 @@ std::string usd(double x) {
 
 std::string pct(double part, double whole) { return whole > 0 ? fmt::format("{:.0f}%", 100.0 * part / whole) : "-"; }
 
+bool eventful(const Result& r) {
+    const auto& l = r.lifecycle;
+    return l.plan != "on-demand" || !l.provider.empty() || l.preemptions > 0 || l.failures > 0 || l.checkpoints > 0 ||
+           l.resizes > 0 || l.storage_usd > 0 || l.egress_usd > 0 || r.replications > 0 || l.budget_alert_s >= 0 ||
+           l.finished_fraction < 1 || l.deadline_met_fraction < 1;
+}
+
+std::string lifecycle_lines(const Result& r) {
+    if (!eventful(r)) return {};
+    const auto& l = r.lifecycle;
+    std::string o;
+    o += fmt::format("  pricing         {}{} at ${:.4f}/GPU-h, {} instance(s) of {} GPUs ({} GPUs billed)\n", l.plan,
+                     l.provider.empty() ? std::string() : " " + l.provider + " " + l.instance + " " + l.region,
+                     l.usd_per_gpu_hour, l.instances, l.gpus_per_instance, l.billed_gpus);
+    o += fmt::format("  cost split      instances {}, storage {}, egress {}; {:.1f} instance-h held, {:.1f} billed\n",
+                     usd(l.compute_usd), usd(l.storage_usd), usd(l.egress_usd), l.instance_hours, l.billed_instance_hours);
+    if (l.checkpoint_interval_s > 0)
+        o += fmt::format("  checkpoints     {:.1f} GB each, written in {:.1f} s every {}; {:.1f} taken\n", l.checkpoint_gb,
+                         l.checkpoint_write_s, human_duration(l.checkpoint_interval_s), l.checkpoints);
+    if (l.preemptions > 0 || l.failures > 0 || l.resizes > 0)
+        o += fmt::format("  interruptions   {:.1f} preemptions, {:.1f} failures, {:.1f} resizes; {} of work lost, restart {:.0f} s\n",
+                         l.preemptions, l.failures, l.resizes, human_duration(l.lost_work_s), l.restart_s);
+    if (l.budget_alert_s >= 0) o += fmt::format("  budget          alert at {}\n", human_duration(l.budget_alert_s));
+    if (l.finished_fraction - l.gave_up_fraction < 1 - 1e-12)
+        o += fmt::format("  budget          stopped before the end in {:.0f}% of runs\n",
+                         100 * (1 - l.finished_fraction - l.gave_up_fraction));
+    if (l.gave_up_fraction > 0)
+        o += fmt::format("  given up        in {:.0f}% of runs after 100x the work: interruptions outpace checkpoints\n",
+                         100 * l.gave_up_fraction);
+    if (l.deadline_h > 0)
+        o += fmt::format("  deadline        {} met in {:.0f}% of runs\n", human_duration(l.deadline_h * 3600), 100 * l.deadline_met_fraction);
+    if (r.replications > 0)
+        o += fmt::format("  replications    {} (seed {}): time p5 {} p50 {} p95 {}; cost p5 {} p50 {} p95 {}\n",
+                         r.replications, r.seed, human_duration(r.time_stats.p5), human_duration(r.time_stats.p50),
+                         human_duration(r.time_stats.p95), usd(r.cost_stats.p5), usd(r.cost_stats.p50), usd(r.cost_stats.p95));
+    return o;
+}
+
 std::string single(const Result& r) {
     std::string o;
     o += fmt::format("{}: {} on {} x {} ({}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
@@ -62,6 +100,7 @@ std::string single(const Result& r) {
             o += "\n";
         }
     }
+    o += lifecycle_lines(r);
     return o;
 }
 
@@ -82,6 +121,12 @@ std::string format_results_text(const std::vector<Result>& results) {
     for (const auto& r : results) pipeline = pipeline || r.storage_pipeline;
     if (pipeline)
         for (const char* c : {"staging", "bound by", "stall e1", "stall last", "workers needed"}) rows[0].push_back(c);
+    bool life = false, reps = false, deadline = false;
+    for (const auto& r : results) {
+        life = life || eventful(r);
+        reps = reps || r.replications > 0;
+        deadline = deadline || r.lifecycle.deadline_h > 0;
+    }
     for (const auto& r : results) {
         if (!r.fits) {
             rows.push_back({r.point, std::to_string(r.gpus), "does not fit", "-", "-", "-", "-", "-", "-", "-",
@@ -105,6 +150,29 @@ std::string format_results_text(const std::vector<Result>& results) {
             rows.back().push_back(stall(0));
             rows.back().push_back(r.epochs.empty() ? "-" : stall(r.epochs.size() - 1));
             rows.back().push_back(r.input.workers_to_compute_bound ? std::to_string(r.input.workers_to_compute_bound) : "-");
+        }
+    }
+    if (life) {
+        rows[0].insert(rows[0].end(), {"interrupts", "lost work"});
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const auto& l = results[i].lifecycle;
+            if (!results[i].fits) rows[i + 1].insert(rows[i + 1].end(), {"-", "-"});
+            else rows[i + 1].insert(rows[i + 1].end(), {fmt::format("{:.1f}", l.preemptions + l.failures + l.resizes),
+                                                        human_duration(l.lost_work_s)});
+        }
+    }
+    if (deadline) {
+        rows[0].push_back("deadline met");
+        for (std::size_t i = 0; i < results.size(); ++i)
+            rows[i + 1].push_back(results[i].fits ? fmt::format("{:.0f}%", 100 * results[i].lifecycle.deadline_met_fraction) : "-");
+    }
+    if (reps) {
+        rows[0].insert(rows[0].end(), {"time p5-p95", "cost p5-p95"});
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const auto& r = results[i];
+            if (!r.fits) rows[i + 1].insert(rows[i + 1].end(), {"-", "-"});
+            else rows[i + 1].insert(rows[i + 1].end(), {human_duration(r.time_stats.p5) + " - " + human_duration(r.time_stats.p95),
+                                                        usd(r.cost_stats.p5) + " - " + usd(r.cost_stats.p95)});
         }
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
@@ -179,6 +247,47 @@ Json result_json(const Result& r) {
                                    {"time_s", r.epochs[e].time_s},
                                    {"input_stall_s", r.epochs[e].input_stall_s},
                                    {"stall_fraction", r.epochs[e].stall_fraction}});
+        const auto& l = r.lifecycle;
+        Json lj;
+        lj["plan"] = l.plan;
+        if (!l.provider.empty()) {
+            lj["provider"] = l.provider;
+            lj["instance"] = l.instance;
+            lj["region"] = l.region;
+            lj["price_source"] = l.price_source;
+        }
+        lj["usd_per_gpu_hour"] = l.usd_per_gpu_hour;
+        lj["gpus_per_instance"] = l.gpus_per_instance;
+        lj["instances"] = l.instances;
+        lj["billed_gpus"] = l.billed_gpus;
+        lj["instance_hours"] = l.instance_hours;
+        lj["billed_instance_hours"] = l.billed_instance_hours;
+        lj["compute_usd"] = l.compute_usd;
+        lj["storage_usd"] = l.storage_usd;
+        lj["egress_usd"] = l.egress_usd;
+        lj["checkpoint_gb"] = l.checkpoint_gb;
+        lj["checkpoint_write_s"] = l.checkpoint_write_s;
+        lj["checkpoint_interval_s"] = l.checkpoint_interval_s;
+        lj["restart_s"] = l.restart_s;
+        lj["preemptions"] = l.preemptions;
+        lj["failures"] = l.failures;
+        lj["checkpoints"] = l.checkpoints;
+        lj["resizes"] = l.resizes;
+        lj["restarts"] = l.restarts;
+        lj["lost_work_s"] = l.lost_work_s;
+        lj["budget_alert_s"] = l.budget_alert_s < 0 ? Json(nullptr) : Json(l.budget_alert_s);
+        lj["finished_fraction"] = l.finished_fraction;
+        lj["gave_up_fraction"] = l.gave_up_fraction;
+        lj["deadline_h"] = l.deadline_h > 0 ? Json(l.deadline_h) : Json(nullptr);
+        lj["deadline_met_fraction"] = l.deadline_met_fraction;
+        j["lifecycle"] = lj;
+        if (r.replications > 0) {
+            const auto st = [](const Stats& x) {
+                return Json{{"mean", x.mean}, {"p5", x.p5}, {"p50", x.p50}, {"p95", x.p95}};
+            };
+            j["replications"] = {{"n", r.replications}, {"seed", r.seed}, {"time_to_train_s", st(r.time_stats)},
+                                 {"cost_usd", st(r.cost_stats)}};
+        }
     } else {
         for (const char* k : {"time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
                               "throughput_tokens_per_s", "iteration_s", "breakdown", "tflops_per_gpu", "mfu",
@@ -209,7 +318,15 @@ std::string results_to_csv(const std::vector<Result>& results) {
                           "breakdown.input_stall_s", "breakdown.pipeline_bubble_s", "tflops_per_gpu", "mfu",
                           "hardware_tflops_per_gpu", "allreduce_busbw_gbps",
                           "simulated_iterations", "events", "fingerprint", "staging_s", "input.bound_by",
-                          "input.stall_fraction", "input.input_bound_s", "input.workers_to_compute_bound"};
+                          "input.stall_fraction", "input.input_bound_s", "input.workers_to_compute_bound", "lifecycle.plan",
+                          "lifecycle.usd_per_gpu_hour", "lifecycle.instances", "lifecycle.billed_gpus",
+                          "lifecycle.compute_usd", "lifecycle.storage_usd", "lifecycle.egress_usd",
+                          "lifecycle.checkpoint_interval_s", "lifecycle.preemptions", "lifecycle.failures",
+                          "lifecycle.checkpoints", "lifecycle.resizes", "lifecycle.lost_work_s",
+                          "lifecycle.finished_fraction", "lifecycle.deadline_met_fraction", "replications.n",
+                          "time_to_train_s_p5", "time_to_train_s_p50", "time_to_train_s_p95", "cost_usd_p5",
+                          "cost_usd_p50", "cost_usd_p95"};
+
     std::string o;
     for (std::size_t i = 0; i < std::size(cols); ++i) o += (i ? "," : "") + std::string(cols[i]);
     o += "\n";
@@ -224,9 +341,17 @@ std::string results_to_csv(const std::vector<Result>& results) {
         for (std::size_t i = 0; i < std::size(cols); ++i) {
             std::string key = cols[i];
             const Json* v = nullptr;
-            if (const auto dot = key.find('.'); dot != std::string::npos) {
-                const std::string group = key.substr(0, dot);
-                if (j.at(group).is_object()) v = &j.at(group).at(key.substr(dot + 1));
+            Json stat;
+            const auto dot = key.find('.');
+            if (dot != std::string::npos) {
+                const std::string head = key.substr(0, dot), tail = key.substr(dot + 1);
+                if (j.contains(head) && j.at(head).is_object() && j.at(head).contains(tail)) v = &j.at(head).at(tail);
+            } else if (key.ends_with("_p5") || key.ends_with("_p50") || key.ends_with("_p95")) {
+                // Percentiles over replications: time_to_train_s_p95 is replications.time_to_train_s.p95.
+                const auto us = key.rfind('_');
+                const std::string figure = key.substr(0, us), p = key.substr(us + 1);
+                if (j.contains("replications")) stat = j.at("replications").at(figure).at(p);
+                if (!stat.is_null()) v = &stat;
             } else if (j.contains(key)) {
                 v = &j.at(key);
             }

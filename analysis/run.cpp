@@ -4,16 +4,19 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "analysis/calibration_io.hpp"
 #include "analysis/input_error.hpp"
+#include "analysis/lifecycle.hpp"
 #include "analysis/trainer.hpp"
 #include "models/compute/step.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/workloads/zoo.hpp"
+#include "sim/random.hpp"
 
 namespace rentsim::analysis {
 
@@ -106,6 +109,7 @@ net::TopologySpec topology_spec(const ClusterSpec& c) {
 namespace {
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
+int w_zero(const Scenario& s) { return s.workload.parallelism.zero; }
 
 // A regime whose GPU waits less than this share of the time is called compute-bound: the
 // first batch of a run alone costs about 1% of a short epoch.
@@ -334,6 +338,191 @@ compute::Calibration calibration_for(const Scenario& s) {
     }
 }
 
+namespace {
+
+// The steady step timeline of `s` at its cluster size, then its lifecycle; the lifecycle of an
+// elastic scenario calls back in here for the step rate at each GPU count.
+Result run_steady(const Scenario& s, const net::Network& network);
+
+Stats stats_of(std::vector<double> v) {
+    Stats st;
+    if (v.empty()) return st;
+    double sum = 0;
+    for (double x : v) sum += x;
+    st.mean = sum / static_cast<double>(v.size());
+    std::sort(v.begin(), v.end());
+    // Nearest rank: the smallest value with at least p% of the values at or below it.
+    const auto rank = [&](double p) {
+        const auto k = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+        return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
+    };
+    st.p5 = rank(5);
+    st.p50 = rank(50);
+    st.p95 = rank(95);
+    return st;
+}
+
+// Simulates the run around the steady steps (see analysis/lifecycle.hpp) and prices it.
+void run_lifecycle(const Scenario& s, const compute::StepCost& step, int dp, sim::Time steady_total, Result& r) {
+    const auto& pr = s.pricing;
+    const auto& lc = s.lifecycle;
+    LifecycleResult& out = r.lifecycle;
+    out.plan = pr.plan;
+    out.provider = pr.provider;
+    out.instance = pr.instance;
+    out.region = pr.region;
+    out.price_source = pr.source;
+    out.usd_per_gpu_hour = pr.usd_per_gpu_hour;
+    out.gpus_per_instance = pr.gpus_per_instance;
+
+    LifecyclePlan plan;
+    plan.work = steady_total;
+    plan.bill = price::OnDemand{units::usd_per_hour(pr.usd_per_gpu_hour), units::seconds(pr.billing_increment_s),
+                                units::seconds(pr.minimum_billed_s), pr.gpus_per_instance};
+    plan.billing = pr.is_owned() ? Billing::owned : pr.is_committed() ? Billing::committed : Billing::on_demand;
+    if (pr.ownership) {
+        const auto& o = *pr.ownership;
+        plan.owned = price::Ownership{o.purchase_usd, o.depreciation_years, o.power_kw, o.pue, o.usd_per_kwh,
+                                      o.operations_usd_per_year};
+    }
+    // Elastic schedule: the step rate at each GPU count comes from the trainer at that count.
+    if (s.elastic.schedule.empty()) {
+        plan.phases.push_back({0, s.cluster.gpus, 1.0});
+    } else {
+        for (std::size_t i = 0; i < s.elastic.schedule.size(); ++i) {
+            const auto& st = s.elastic.schedule[i];
+            Scenario at = s;
+            at.elastic = {};
+            at.lifecycle = {};
+            at.replications = 0;
+            at.cluster.gpus = st.gpus;
+            const std::string where = "/elastic/schedule/" + std::to_string(i) + "/gpus";
+            Result ri;
+            try {
+                if (st.gpus > at.cluster.gpus_per_node && !at.cluster.inter_node && at.cluster.topology.empty())
+                    throw InputError(s.file, where, "a step of " + std::to_string(st.gpus) + " GPUs spans several nodes: give cluster 'inter_node'");
+                if (st.gpus > at.cluster.gpus_per_node && st.gpus % at.cluster.gpus_per_node != 0)
+                    throw InputError(s.file, where, "expected a multiple of gpus_per_node (" +
+                                     std::to_string(at.cluster.gpus_per_node) + "), got " + std::to_string(st.gpus));
+                ri = run_steady(at, cluster_network(at));
+            } catch (const InputError& e) {
+                throw InputError(s.file, where, e.message());
+            }
+            if (!ri.fits)
+                throw InputError(s.file, where, "the model does not fit in GPU memory at " + std::to_string(st.gpus) + " GPUs");
+            plan.phases.push_back({sim::ceil_seconds(st.from_h * 3600.0), st.gpus,
+                                   ri.throughput_samples_per_s / r.throughput_samples_per_s});
+        }
+        plan.repeat = sim::ceil_seconds(s.elastic.repeat_h * 3600.0);
+    }
+    plan.provisioning = sim::ceil_seconds(lc.provisioning_s);
+    // Dataset staging (data.staging) and any staging the lifecycle names are billed alike.
+    plan.staging = sim::ceil_seconds(lc.staging_s + r.staging_s);
+
+    // Checkpoint: one copy of the weights and the optimizer state, undoing ZeRO sharding.
+    const double weight_shard = w_zero(s) >= 3 ? dp : 1.0;
+    const double state_shard = w_zero(s) >= 1 ? dp : 1.0;
+    const double ckpt_bytes = lc.checkpoint_gb > 0 ? lc.checkpoint_gb * 1e9
+                                                   : step.memory.weights.value * weight_shard + step.memory.optimizer.value * state_shard;
+    out.checkpoint_gb = ckpt_bytes / 1e9;
+    const bool checkpoints = lc.checkpoint_write_gb_per_s > 0;
+    double load_s = 0;
+    if (checkpoints) {
+        out.checkpoint_write_s = ckpt_bytes / (lc.checkpoint_write_gb_per_s * 1e9);
+        const double read = lc.checkpoint_read_gb_per_s > 0 ? lc.checkpoint_read_gb_per_s : lc.checkpoint_write_gb_per_s;
+        load_s = ckpt_bytes / (read * 1e9);
+    }
+    out.restart_s = lc.boot_s + lc.container_s + lc.nccl_init_s + load_s;
+    plan.restart = sim::ceil_seconds(out.restart_s);
+    plan.resize_extra = sim::ceil_seconds(lc.resize_s);
+    plan.checkpoint_write = sim::ceil_seconds(out.checkpoint_write_s);
+
+    std::optional<price::SpotTrace> trace;
+    const bool spot = pr.is_spot() && lc.spot;
+    const int instances = plan.bill.instances(s.cluster.gpus);
+    double interruption_rate = 0;  // per second, of the whole cluster
+    if (spot) {
+        plan.notice = sim::ceil_seconds(std::max(0.0, lc.notice_s));
+        plan.checkpoint_on_notice = lc.checkpoint_on_notice;
+        plan.capacity_wait_mean_s = lc.capacity_wait_s;
+        if (!lc.spot_trace.empty()) {
+            trace = price::shipped_trace(lc.spot_trace);
+            plan.trace = &*trace;
+            // Mean node lifetime in the trace: node-seconds alive per removal.
+            double node_s = 0;
+            for (std::size_t i = 1; i < trace->events.size(); ++i)
+                node_s += (trace->events[i].time - trace->events[i - 1].time).value * trace->events[i].alive_before;
+            if (trace->removals() > 0) interruption_rate += instances * trace->removals() / node_s;
+        } else {
+            plan.preempt_mean_s = lc.preempt_mean_h * 3600.0;
+            interruption_rate += instances / plan.preempt_mean_s;
+        }
+    }
+    if (lc.gpu_mtbf_h > 0) {
+        plan.gpu_mtbf_s = lc.gpu_mtbf_h * 3600.0;
+        interruption_rate += s.cluster.gpus / plan.gpu_mtbf_s;
+    }
+    if (checkpoints) {
+        double interval = lc.checkpoint_interval_s;
+        if (lc.checkpoint_optimal && interruption_rate > 0)
+            interval = young_daly_interval_s(std::max(out.checkpoint_write_s, 1e-9), 1.0 / interruption_rate);
+        out.checkpoint_interval_s = interval;
+        plan.checkpoint_interval = sim::ceil_seconds(interval);
+    }
+    plan.budget_usd = lc.budget_usd;
+    plan.alert_fraction = lc.budget_alert_fraction;
+    plan.deadline = sim::ceil_seconds(lc.deadline_h * 3600.0);
+
+    const int reps = std::max(1, s.replications);
+    std::vector<double> times, costs;
+    double finished = 0, met = 0;
+    const price::Storage storage{pr.storage_usd_per_gb_month};
+    const price::Egress egress{pr.egress_usd_per_gb};
+    const double stored_bytes = pr.dataset_gb * 1e9 + (checkpoints ? ckpt_bytes * lc.checkpoints_kept : 0.0);
+    for (int i = 0; i < reps; ++i) {
+        const std::uint64_t seed = s.replications > 0 ? sim::derive_seed(s.seed, static_cast<std::uint64_t>(i)) : s.seed;
+        const LifecycleOutcome o = simulate_lifecycle(plan, seed);
+        const double t = sim::to_seconds(o.time);
+        const double storage_usd = storage.cost(units::bytes(stored_bytes), units::seconds(t)).value;
+        const double egress_usd = egress.cost(units::bytes(pr.egress_gb * 1e9)).value;
+        times.push_back(t);
+        costs.push_back(o.compute_usd + storage_usd + egress_usd);
+        const double k = 1.0 / reps;
+        out.instances = std::max(out.instances, o.max_instances);
+        out.instance_hours += o.instance_s / 3600.0 * k;
+        out.billed_instance_hours += o.billed_instance_s / 3600.0 * k;
+        out.compute_usd += o.compute_usd * k;
+        out.storage_usd += storage_usd * k;
+        out.egress_usd += egress_usd * k;
+        out.preemptions += o.preemptions * k;
+        out.failures += o.failures * k;
+        out.checkpoints += o.checkpoints * k;
+        out.resizes += o.resizes * k;
+        out.restarts += o.restarts * k;
+        out.lost_work_s += o.lost_work_s * k;
+        if (i == 0) out.budget_alert_s = o.budget_alert < 0 ? -1.0 : sim::to_seconds(o.budget_alert);
+        finished += o.finished ? k : 0;
+        out.gave_up_fraction += o.gave_up ? k : 0;
+        met += o.deadline_met ? k : 0;
+        if (i == 0 && reps == 1) {
+            r.billed_s = o.billed_instance_s / std::max(1, o.max_instances);
+        }
+    }
+    out.billed_gpus = out.instances * pr.gpus_per_instance;
+    out.finished_fraction = finished;
+    out.deadline_met_fraction = met;
+    out.deadline_h = lc.deadline_h;
+    r.replications = s.replications;
+    r.seed = s.seed;
+    r.time_stats = stats_of(times);
+    r.cost_stats = stats_of(costs);
+    r.time_to_train_s = reps == 1 ? times[0] : r.time_stats.mean;
+    r.cost_usd = reps == 1 ? costs[0] : r.cost_stats.mean;
+    if (reps > 1) r.billed_s = out.billed_instance_hours * 3600.0 / std::max(1, out.instances);
+}
+
+}  // namespace
+
 net::Network cluster_network(const Scenario& s) {
     try {
         return net::Network(net::build_topology(topology_spec(s.cluster)));
@@ -342,9 +531,13 @@ net::Network cluster_network(const Scenario& s) {
     }
 }
 
-Result run_scenario(const Scenario& s) { return run_scenario(s, cluster_network(s)); }
+Result run_scenario(const Scenario& s) { return run_steady(s, cluster_network(s)); }
 
-Result run_scenario(const Scenario& s, const net::Network& network) {
+Result run_scenario(const Scenario& s, const net::Network& network) { return run_steady(s, network); }
+
+namespace {
+
+Result run_steady(const Scenario& s, const net::Network& network) {
     const auto& w = s.workload;
     const auto& par = w.parallelism;
     const compute::GpuSpec& gpu_spec = compute::find_gpu(s.cluster.gpu);
@@ -596,15 +789,12 @@ Result run_scenario(const Scenario& s, const net::Network& network) {
     r.events = tl.events;
     r.fingerprint = tl.fingerprint;
 
-    const price::OnDemand bill{units::usd_per_hour(s.pricing.usd_per_gpu_hour),
-                               units::seconds(s.pricing.billing_increment_s),
-                               units::seconds(s.pricing.minimum_billed_s)};
-    // Staging happens on the rented instances before training starts: it is billed.
+    // Staging happens on the rented instances before training starts: the lifecycle bills it.
     r.staging_s = input.staging.value;
-    r.time_to_train_s += r.staging_s;
-    r.billed_s = bill.billed(units::seconds(r.time_to_train_s)).value;
-    r.cost_usd = bill.cost(units::seconds(r.time_to_train_s), r.gpus).value;
+    if (r.fits) run_lifecycle(s, step, dp, tl.total, r);
     return r;
 }
+
+}  // namespace
 
 }  // namespace rentsim::analysis

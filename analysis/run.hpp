@@ -40,6 +40,35 @@ struct EpochResult {
     double stall_fraction = 0;
 };
 
+// Mean and percentiles (nearest rank) of a figure over replications.
+struct Stats {
+    double mean = 0, p5 = 0, p50 = 0, p95 = 0;
+};
+
+// The run around the steps: how it was paid for and what interrupted it. Counts and
+// durations are means over replications.
+struct LifecycleResult {
+    std::string plan, provider, instance, region, price_source;
+    double usd_per_gpu_hour = 0;     // resolved price (spot, reserved, ... per GPU-hour, in USD)
+    int gpus_per_instance = 1;
+    int instances = 0;               // most instances held at once
+    int billed_gpus = 0;             // GPUs billed (whole instances)
+    double instance_hours = 0;       // instance-hours held
+    double billed_instance_hours = 0;  // after increments and minimums
+    double compute_usd = 0, storage_usd = 0, egress_usd = 0;
+    double checkpoint_gb = 0;        // one checkpoint: weights + optimizer state
+    double checkpoint_write_s = 0;
+    double checkpoint_interval_s = 0;  // 0: no periodic checkpoints
+    double restart_s = 0;            // one restart, including the checkpoint load
+    double preemptions = 0, failures = 0, checkpoints = 0, resizes = 0, restarts = 0;
+    double lost_work_s = 0;          // training redone after interruptions
+    double budget_alert_s = -1;      // first replication's alert time; -1: none
+    double finished_fraction = 1;    // replications that finished within the budget
+    double gave_up_fraction = 0;     // replications given up at 100x the work (interruptions outpace checkpoints)
+    double deadline_h = 0;           // the scenario's deadline; 0: none
+    double deadline_met_fraction = 1;
+};
+
 struct Result {
     std::string name, point, model, gpu, precision;
     int gpus = 0;
@@ -67,6 +96,10 @@ struct Result {
     bool storage_pipeline = false;  // the storage-backed input pipeline was simulated
     InputDiagnosis input;
     std::vector<EpochResult> epochs;
+    LifecycleResult lifecycle;
+    int replications = 0;           // 0: one run with the scenario's seed
+    std::uint64_t seed = 0;
+    Stats time_stats, cost_stats;   // over replications (all equal to the value without)
     std::int64_t simulated_iterations = 0;
     std::uint64_t events = 0;
     std::uint64_t fingerprint = 0;

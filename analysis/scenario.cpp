@@ -7,6 +7,8 @@
 #include "analysis/json_reader.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
+#include "models/pricing/catalog.hpp"
+#include "models/pricing/spot_trace.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
@@ -19,7 +21,7 @@ constexpr std::string_view schedules[] = {"1f1b", "gpipe"};
 constexpr std::string_view bert_tasks[] = {"pretraining", "squad"};
 constexpr std::string_view intra_kinds[] = {"nvlink", "pcie"};
 constexpr std::string_view fabrics[] = {"infiniband", "roce", "efa", "tcp"};
-constexpr std::string_view plans[] = {"on-demand"};
+constexpr std::string_view explicit_plans[] = {"on-demand", "spot", "reserved", "committed", "monthly", "self-owned"};
 constexpr std::string_view algorithms[] = {"auto", "ring", "tree", "hierarchical"};
 
 std::vector<std::string_view> topology_names() {
@@ -27,6 +29,9 @@ std::vector<std::string_view> topology_names() {
     for (const auto& t : net::topology_presets()) out.push_back(t.name);
     return out;
 }
+
+// A number as JSON writes it, for messages: 2.4655, 8.0.
+std::string json_number(double x) { return Json(x).dump(); }
 
 int to_int(const Value& v, std::int64_t x) {
     if (x > 1'000'000'000) v.fail("expected an integer up to 1000000000, got " + std::to_string(x));
@@ -296,19 +301,187 @@ DataSpec parse_data(const Value& v) {
     return d;
 }
 
+std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+OwnershipSpec parse_ownership(const Value& v) {
+    Object o(v, {"purchase_usd", "depreciation_years", "power_kw", "pue", "usd_per_kwh", "operations_usd_per_year"});
+    OwnershipSpec w;
+    w.purchase_usd = o.at("purchase_usd").as_nonnegative_number();
+    w.depreciation_years = o.at("depreciation_years").as_positive_number();
+    w.power_kw = o.at("power_kw").as_nonnegative_number();
+    if (auto x = o.get("pue")) {
+        w.pue = x->as_positive_number();
+        if (w.pue < 1.0) x->fail("expected a PUE >= 1, got " + x->json().dump());
+    }
+    w.usd_per_kwh = o.at("usd_per_kwh").as_nonnegative_number();
+    if (auto x = o.get("operations_usd_per_year")) w.operations_usd_per_year = x->as_nonnegative_number();
+    return w;
+}
+
 PricingSpec parse_pricing(const Value& v) {
-    Object o(v, {"plan", "usd_per_gpu_hour", "billing_increment_s", "minimum_billed_s"});
+    Object o(v, {"plan", "provider", "instance", "region", "allow_flagged", "usd_per_gpu_hour", "usd_per_instance_hour",
+                 "price_per_gpu_hour", "currency", "usd_per_unit", "gpus_per_instance", "billing_increment_s",
+                 "minimum_billed_s", "storage_usd_per_gb_month", "dataset_gb", "egress_gb", "egress_usd_per_gb",
+                 "ownership"});
     PricingSpec p;
-    if (auto x = o.get("plan")) p.plan = x->as_name("pricing plan", plans);
-    p.usd_per_gpu_hour = o.at("usd_per_gpu_hour").as_nonnegative_number();
+    if (auto x = o.get("ownership")) p.ownership = parse_ownership(*x);
+    const bool from_catalog = o.has("provider") || o.has("instance");
+    if (from_catalog) {
+        for (std::string_view key : {"usd_per_gpu_hour", "usd_per_instance_hour", "price_per_gpu_hour", "currency",
+                                     "usd_per_unit", "gpus_per_instance"})
+            if (o.has(key))
+                o.at(key).fail("'" + std::string(key) + "' comes from the catalog row; drop it, or drop 'provider' and 'instance'");
+        const auto& cat = price::shipped_catalog();
+        const auto providers = price::catalog_providers(cat);
+        p.provider = o.at("provider").as_name("provider", views(providers));
+        const auto instances = price::catalog_instances(cat, p.provider);
+        p.instance = o.at("instance").as_name(p.provider + " instance", views(instances));
+        auto plans = price::catalog_plans(cat, p.provider, p.instance);
+        plans.push_back("self-owned");
+        if (auto x = o.get("plan")) p.plan = x->as_name(p.instance + " plan", views(plans));
+        const std::string catalog_plan = p.is_owned() ? "on-demand" : p.plan;
+        if (auto x = o.get("region")) {
+            const auto regions = price::catalog_regions(cat, p.provider, p.instance, catalog_plan);
+            p.region = x->as_name("region of '" + p.instance + "' " + catalog_plan, views(regions));
+        }
+        const price::CatalogRow* row = price::find_price(cat, p.provider, p.instance, catalog_plan, p.region);
+        if (!row) o.value().fail("no catalog row for " + p.provider + " " + p.instance + " " + catalog_plan);
+        const bool allow = o.has("allow_flagged") && o.at("allow_flagged").as_bool();
+        if (!row->flag.empty() && !allow && !p.is_owned())
+            (o.has("plan") ? o.at("plan") : o.at("instance"))
+                .fail("the catalog price of " + p.provider + " " + p.instance + " " + catalog_plan + " (" + row->region +
+                      ", " + json_number(row->price_per_hour) + " " + row->currency + "/h) is flagged: " + row->flag +
+                      "; set \"allow_flagged\": true to use it");
+        p.region = row->region;
+        p.gpus_per_instance = row->gpus_per_instance;
+        p.currency = row->currency;
+        p.usd_per_unit = row->usd_per_unit;
+        p.usd_per_gpu_hour = row->usd_per_instance_hour() / row->gpus_per_instance;
+        p.source = row->source + " (" + row->as_of + ")";
+        if (const auto* f = price::find_provider_facts(p.provider)) {
+            p.billing_increment_s = f->billing_increment_s;
+            p.minimum_billed_s = f->minimum_billed_s;
+            p.spot_notice_s = f->spot_notice_s;
+            p.egress_usd_per_gb = f->egress_usd_per_gb;
+        }
+    } else {
+        if (auto x = o.get("plan")) p.plan = x->as_name("pricing plan", explicit_plans);
+        if (auto x = o.get("allow_flagged")) (void)x->as_bool();
+        if (auto x = o.get("region")) x->fail("'region' needs 'provider' and 'instance'");
+        if (auto x = o.get("gpus_per_instance")) p.gpus_per_instance = positive_int(*x);
+        const int forms = int(o.has("usd_per_gpu_hour")) + int(o.has("usd_per_instance_hour")) + int(o.has("price_per_gpu_hour"));
+        if (forms > 1)
+            o.value().fail("give one of 'usd_per_gpu_hour', 'usd_per_instance_hour' or 'price_per_gpu_hour' (with 'currency'), not several");
+        if (auto x = o.get("currency")) {
+            p.currency = x->as_string();
+            if (!o.has("usd_per_unit")) x->fail("'currency' needs 'usd_per_unit' (US dollars per unit of " + p.currency + ")");
+            p.usd_per_unit = o.at("usd_per_unit").as_positive_number();
+            if (!o.has("price_per_gpu_hour")) x->fail("'currency' goes with 'price_per_gpu_hour'");
+        } else if (auto u = o.get("usd_per_unit")) {
+            u->fail("'usd_per_unit' needs 'currency'");
+        }
+        if (auto x = o.get("price_per_gpu_hour")) {
+            if (!o.has("currency")) x->fail("'price_per_gpu_hour' needs 'currency' and 'usd_per_unit'");
+            p.usd_per_gpu_hour = x->as_nonnegative_number() * p.usd_per_unit;
+        } else if (auto y = o.get("usd_per_instance_hour")) {
+            p.usd_per_gpu_hour = y->as_nonnegative_number() / p.gpus_per_instance;
+        } else if (!p.is_owned()) {
+            p.usd_per_gpu_hour = o.at("usd_per_gpu_hour").as_nonnegative_number();
+        }
+    }
     if (auto x = o.get("billing_increment_s")) p.billing_increment_s = x->as_positive_number();
     if (auto x = o.get("minimum_billed_s")) p.minimum_billed_s = x->as_nonnegative_number();
+    if (auto x = o.get("storage_usd_per_gb_month")) p.storage_usd_per_gb_month = x->as_nonnegative_number();
+    if (auto x = o.get("dataset_gb")) p.dataset_gb = x->as_nonnegative_number();
+    if (auto x = o.get("egress_gb")) p.egress_gb = x->as_nonnegative_number();
+    if (auto x = o.get("egress_usd_per_gb")) p.egress_usd_per_gb = x->as_nonnegative_number();
+    if (p.is_owned() && !p.ownership)
+        (o.has("plan") ? o.at("plan") : o.value())
+            .fail("plan 'self-owned' needs 'ownership' {purchase_usd, depreciation_years, power_kw, pue, usd_per_kwh, operations_usd_per_year}");
     return p;
+}
+
+LifecycleSpec parse_lifecycle(const Value& v) {
+    Object o(v, {"provisioning_s", "staging_s", "restart", "resize_s", "checkpoint", "spot", "failures", "budget_usd",
+                 "budget_alert_fraction", "deadline_h"});
+    LifecycleSpec l;
+    if (auto x = o.get("provisioning_s")) l.provisioning_s = x->as_nonnegative_number();
+    if (auto x = o.get("staging_s")) l.staging_s = x->as_nonnegative_number();
+    if (auto x = o.get("resize_s")) l.resize_s = x->as_nonnegative_number();
+    if (auto x = o.get("restart")) {
+        Object r(*x, {"boot_s", "container_s", "nccl_init_s"});
+        if (auto y = r.get("boot_s")) l.boot_s = y->as_nonnegative_number();
+        if (auto y = r.get("container_s")) l.container_s = y->as_nonnegative_number();
+        if (auto y = r.get("nccl_init_s")) l.nccl_init_s = y->as_nonnegative_number();
+    }
+    if (auto x = o.get("checkpoint")) {
+        Object c(*x, {"interval_s", "optimal_interval", "write_gb_per_s", "read_gb_per_s", "size_gb", "kept"});
+        if (c.has("interval_s") && c.has("optimal_interval"))
+            c.at("optimal_interval").fail("give either 'interval_s' or 'optimal_interval', not both");
+        if (auto y = c.get("interval_s")) l.checkpoint_interval_s = y->as_positive_number();
+        if (auto y = c.get("optimal_interval")) l.checkpoint_optimal = y->as_bool();
+        if (!c.has("interval_s") && !l.checkpoint_optimal)
+            c.value().fail("missing checkpoint interval: give 'interval_s' or \"optimal_interval\": true");
+        l.checkpoint_write_gb_per_s = c.at("write_gb_per_s").as_positive_number();
+        if (auto y = c.get("read_gb_per_s")) l.checkpoint_read_gb_per_s = y->as_positive_number();
+        if (auto y = c.get("size_gb")) l.checkpoint_gb = y->as_positive_number();
+        if (auto y = c.get("kept")) l.checkpoints_kept = positive_int(*y);
+    }
+    if (auto x = o.get("spot")) {
+        Object sp(*x, {"mean_time_between_preemptions_h", "trace", "notice_s", "capacity_wait_s", "checkpoint_on_notice"});
+        l.spot = true;
+        const bool rate = sp.has("mean_time_between_preemptions_h");
+        if (rate == sp.has("trace"))
+            sp.value().fail("give one of 'mean_time_between_preemptions_h' (per instance) or 'trace' (" +
+                            std::string(price::shipped_trace_names().front()) + ")");
+        if (rate) l.preempt_mean_h = sp.at("mean_time_between_preemptions_h").as_positive_number();
+        else {
+            const auto names = price::shipped_trace_names();
+            l.spot_trace = sp.at("trace").as_name("spot trace", names);
+        }
+        if (auto y = sp.get("notice_s")) l.notice_s = y->as_nonnegative_number();
+        if (auto y = sp.get("capacity_wait_s")) l.capacity_wait_s = y->as_nonnegative_number();
+        if (auto y = sp.get("checkpoint_on_notice")) l.checkpoint_on_notice = y->as_bool();
+    }
+    if (auto x = o.get("failures")) {
+        Object f(*x, {"gpu_mtbf_h"});
+        l.gpu_mtbf_h = f.at("gpu_mtbf_h").as_positive_number();
+    }
+    if (auto x = o.get("budget_usd")) l.budget_usd = x->as_positive_number();
+    if (auto x = o.get("budget_alert_fraction")) {
+        if (!o.has("budget_usd")) x->fail("'budget_alert_fraction' needs 'budget_usd'");
+        l.budget_alert_fraction = x->as_fraction();
+    }
+    if (auto x = o.get("deadline_h")) l.deadline_h = x->as_positive_number();
+    return l;
+}
+
+ElasticSpec parse_elastic(const Value& v) {
+    Object o(v, {"schedule", "repeat_h"});
+    ElasticSpec e;
+    const auto steps = o.at("schedule").as_array();
+    if (steps.empty()) o.at("schedule").fail("expected at least one {\"from_h\", \"gpus\"} step");
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        Object st(steps[i], {"from_h", "gpus"});
+        ElasticStep s{st.at("from_h").as_nonnegative_number(), positive_int(st.at("gpus"))};
+        if (i == 0 && s.from_h != 0) st.at("from_h").fail("the first step must start at from_h 0");
+        if (i > 0 && s.from_h <= e.schedule.back().from_h)
+            st.at("from_h").fail("expected steps in increasing from_h, got " + st.at("from_h").json().dump() + " after " +
+                                 json_number(e.schedule.back().from_h));
+        e.schedule.push_back(s);
+    }
+    if (auto x = o.get("repeat_h")) {
+        e.repeat_h = x->as_positive_number();
+        if (e.repeat_h <= e.schedule.back().from_h)
+            x->fail("expected repeat_h after the last step (" + json_number(e.schedule.back().from_h) + " h), got " + x->json().dump());
+    }
+    return e;
 }
 
 Scenario parse_one(const Json& j, const JsonSource& src) {
     Value root(j, "", src);
-    Object o(root, {"schema", "name", "description", "seed", "workload", "cluster", "data", "pricing", "sweep"});
+    Object o(root, {"schema", "name", "description", "seed", "workload", "cluster", "data", "pricing", "lifecycle",
+                    "elastic", "sweep"});
     const Value schema = o.at("schema");
     if (schema.as_int() != 1) schema.fail("unsupported schema " + schema.json().dump() + "; this rentsim reads schema 1");
     Scenario s;
@@ -320,6 +493,26 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     s.cluster = parse_cluster(o.at("cluster"));
     if (auto x = o.get("data")) s.data = parse_data(*x);
     s.pricing = parse_pricing(o.at("pricing"));
+    if (auto x = o.get("lifecycle")) s.lifecycle = parse_lifecycle(*x);
+    if (auto x = o.get("elastic")) s.elastic = parse_elastic(*x);
+    if (s.pricing.is_spot() && !s.lifecycle.spot)
+        o.at("pricing").fail("plan '" + s.pricing.plan +
+                             "' needs 'lifecycle' {'spot': {mean_time_between_preemptions_h or trace}} to model preemptions");
+    if (s.lifecycle.spot && s.lifecycle.notice_s < 0) s.lifecycle.notice_s = s.pricing.spot_notice_s;
+    if (!s.pricing.instance.empty()) {
+        // The instance is the node: its GPU and GPU count must be the cluster's.
+        const auto* row = price::find_price(price::shipped_catalog(), s.pricing.provider, s.pricing.instance,
+                                            s.pricing.is_owned() ? "on-demand" : s.pricing.plan, s.pricing.region);
+        if (row && row->gpu != s.cluster.gpu)
+            Value(j["pricing"]["instance"], "/pricing/instance", src)
+                .fail("instance '" + s.pricing.instance + "' has " + (row->gpu.empty() ? row->gpu_label : row->gpu) +
+                      " GPUs, not the cluster's '" + s.cluster.gpu + "'");
+        if (row && row->gpus_per_instance != s.cluster.gpus_per_node)
+            Value(j["pricing"]["instance"], "/pricing/instance", src)
+                .fail("instance '" + s.pricing.instance + "' has " + std::to_string(row->gpus_per_instance) +
+                      " GPUs; set cluster 'gpus_per_node' to " + std::to_string(row->gpus_per_instance) + ", not " +
+                      std::to_string(s.cluster.gpus_per_node));
+    }
 
     // Cross-section checks.
     const auto& w = s.workload;

@@ -86,11 +86,73 @@ struct DataSpec {
     double ingress_gbps = 0;              // node ingress (0: the instance's network, or unlimited)
 };
 
+// Owning the hardware instead of renting it (plan "self-owned"), per instance.
+struct OwnershipSpec {
+    double purchase_usd = 0, depreciation_years = 0, power_kw = 0, pue = 1, usd_per_kwh = 0,
+           operations_usd_per_year = 0;
+};
+
+// How the GPUs are paid for: a catalog row (provider + instance + plan) or explicit prices.
+// Prices are resolved to USD at load time (`usd_per_unit` converts other currencies).
 struct PricingSpec {
-    std::string plan = "on-demand";
-    double usd_per_gpu_hour = 0;
+    std::string plan = "on-demand";  // on-demand, spot, a catalog plan (reserved_1y_..., committed_use_1y), self-owned
+    std::string provider, instance, region;  // empty for explicit prices
+    std::string source;                      // the catalog row's source and date, or empty
+    double usd_per_gpu_hour = 0;             // resolved price of one GPU-hour (instance price / GPUs per instance)
+    int gpus_per_instance = 1;               // instances are billed whole
     double billing_increment_s = 1;
     double minimum_billed_s = 60;
+    std::string currency = "USD";
+    double usd_per_unit = 1;                 // USD per unit of `currency`
+    double storage_usd_per_gb_month = 0;     // object storage for the dataset and checkpoints
+    double dataset_gb = 0;                   // stored for the whole run
+    double egress_gb = 0;                    // moved out of the provider (e.g. the trained model)
+    double egress_usd_per_gb = 0;
+    std::optional<OwnershipSpec> ownership;  // needed by plan self-owned
+    double spot_notice_s = 0;                // provider's spot notice (0: not documented)
+
+    bool is_spot() const { return plan == "spot" || plan == "preemptible"; }
+    bool is_owned() const { return plan == "self-owned"; }
+    bool is_committed() const {
+        return plan.starts_with("reserved") || plan.starts_with("committed") || plan == "monthly";
+    }
+};
+
+// The run around the training steps: start-up, restarts, checkpoints, interruptions, guards.
+struct LifecycleSpec {
+    double provisioning_s = 0;          // instances booting before the first step (billed)
+    double staging_s = 0;               // dataset staged before the first step (billed)
+    double boot_s = 0, container_s = 0, nccl_init_s = 0;  // each restart, plus the checkpoint load
+    double resize_s = 0;                // re-sharding on an elastic resize
+    // Checkpoints.
+    double checkpoint_interval_s = 0;   // 0: none, unless checkpoint_optimal
+    bool checkpoint_optimal = false;    // Young/Daly interval from the interruption rate
+    double checkpoint_write_gb_per_s = 0;  // aggregate bandwidth to checkpoint storage
+    double checkpoint_read_gb_per_s = 0;   // 0: same as write
+    double checkpoint_gb = 0;           // 0: weights + optimizer state of the model
+    int checkpoints_kept = 1;           // copies stored (for storage cost)
+    // Spot (applies when the plan is spot).
+    bool spot = false;
+    double preempt_mean_h = 0;          // mean time between preemptions of one instance
+    std::string spot_trace;             // or a shipped trace name
+    double notice_s = -1;               // -1: the provider's
+    double capacity_wait_s = 0;         // mean wait for capacity after a preemption
+    bool checkpoint_on_notice = true;
+    // Failures.
+    double gpu_mtbf_h = 0;              // 0: none
+    // Guards.
+    double budget_usd = 0;
+    double budget_alert_fraction = 0.8;
+    double deadline_h = 0;
+};
+
+struct ElasticStep {
+    double from_h = 0;
+    int gpus = 1;
+};
+struct ElasticSpec {
+    std::vector<ElasticStep> schedule;  // empty: fixed cluster.gpus
+    double repeat_h = 0;
 };
 
 struct Scenario {
@@ -98,10 +160,13 @@ struct Scenario {
     std::string name;
     std::string point;         // sweep point label, e.g. "cluster.gpus=16"; empty without a sweep
     std::uint64_t seed = 1;
+    int replications = 0;      // independent lifecycle replications (0: one run with `seed`)
     WorkloadSpec workload;
     ClusterSpec cluster;
     DataSpec data;
     PricingSpec pricing;
+    LifecycleSpec lifecycle;
+    ElasticSpec elastic;
 };
 
 struct SweepAxis {

@@ -1,5 +1,7 @@
 // rentsim: the command-line program. It parses arguments, calls the analysis library and
 // turns errors into exit statuses: 0 success, 1 an expectation failed, 2 bad input.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -20,6 +22,9 @@
 #include "analysis/sweep.hpp"
 #include "analysis/validate.hpp"
 #include "models/compute/gpu.hpp"
+#include "models/names.hpp"
+#include "models/pricing/billing.hpp"
+#include "models/pricing/catalog.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace {
@@ -29,10 +34,17 @@ using namespace rentsim;
 struct RunOptions {
     std::string file, out, csv;
     int jobs = 0;
+    int replications = 0;
+    std::int64_t seed = -1;  // -1: the scenario's
 };
 
 int run_command(const RunOptions& o) {
-    const auto set = analysis::load_scenarios(o.file);
+    auto set = analysis::load_scenarios(o.file);
+    if (o.replications < 0) throw analysis::InputError("--replications", "", "expected a non-negative count");
+    for (auto& p : set.points) {
+        if (o.seed >= 0) p.seed = static_cast<std::uint64_t>(o.seed);
+        p.replications = o.replications;
+    }
     const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const auto results = analysis::run_all(set, jobs);
     std::cout << analysis::format_results_text(results);
@@ -139,11 +151,80 @@ int validate_command(const ValidateOptions& o) {
     return 0;
 }
 
+struct BreakevenOptions {
+    std::string provider, instance, plan, region;
+    bool allow_flagged = false;
+    double purchase_usd = 0, depreciation_years = 4, power_kw = 0, pue = 1.0, usd_per_kwh = 0, ops_usd_per_year = 0;
+};
+
+std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+// Hours of use per month above which a commitment (billed every hour of the month) or owning
+// the hardware beats on-demand.
+int breakeven_command(const BreakevenOptions& o) {
+    const auto& cat = price::shipped_catalog();
+    const auto providers = price::catalog_providers(cat);
+    const auto check = [](const std::string& opt, const std::string& what, const std::string& name,
+                          const std::vector<std::string>& valid) {
+        if (std::find(valid.begin(), valid.end(), name) == valid.end())
+            throw analysis::InputError(opt, "", unknown_name_message(what, name, views(valid)));
+    };
+    check("--provider", "provider", o.provider, providers);
+    check("--instance", o.provider + " instance", o.instance, price::catalog_instances(cat, o.provider));
+    const auto plans = price::catalog_plans(cat, o.provider, o.instance);
+    if (!o.plan.empty()) check("--plan", o.instance + " plan", o.plan, plans);
+    const auto* od = price::find_price(cat, o.provider, o.instance, "on-demand", o.region);
+    if (!od) throw analysis::InputError("--instance", "", "no on-demand price for " + o.provider + " " + o.instance +
+                                        (o.region.empty() ? "" : " in " + o.region));
+    if (!od->flag.empty() && !o.allow_flagged)
+        throw analysis::InputError("--instance", "", "the on-demand price is flagged: " + od->flag + "; pass --allow-flagged to use it");
+    const double od_hour = od->usd_per_instance_hour();
+    fmt::print("{} {} ({} x {}), {}: on-demand ${:.4f}/h per instance ({})\n", o.provider, o.instance,
+               od->gpus_per_instance, od->gpu_label, od->region, od_hour, od->source);
+    fmt::print("{:<44} {:>12} {:>14} {:>22}\n", "plan", "$/h", "$/month fixed", "breakeven h/month");
+    const auto row = [](const std::string& name, const std::string& rate, double fixed, double hours) {
+        const std::string h = std::isinf(hours) ? std::string("never") :
+                              hours > price::hours_per_month ? fmt::format("{:.0f} (> 730: never)", hours)
+                                                              : fmt::format("{:.0f} ({:.0f}%)", hours, 100 * hours / price::hours_per_month);
+        fmt::print("{:<44} {:>12} {:>14.0f} {:>22}\n", name, rate, fixed, h);
+    };
+    for (const auto& plan : plans) {
+        if (plan == "on-demand" || plan == "spot" || plan == "preemptible") continue;
+        if (!o.plan.empty() && plan != o.plan) continue;
+        const auto* r = price::find_price(cat, o.provider, o.instance, plan, od->region);
+        if (!r) continue;
+        if (!r->flag.empty() && !o.allow_flagged) {
+            fmt::print("{:<44} skipped: {}\n", plan, r->flag);
+            continue;
+        }
+        const double fixed = r->usd_per_instance_hour() * price::hours_per_month;
+        row(plan, fmt::format("{:.4f}", r->usd_per_instance_hour()), fixed,
+            price::breakeven_hours_per_month(units::usd_per_hour(od_hour), units::usd(fixed)));
+    }
+    if (o.purchase_usd > 0) {
+        const price::Ownership own{o.purchase_usd, o.depreciation_years, o.power_kw, o.pue, o.usd_per_kwh, o.ops_usd_per_year};
+        const double fixed = own.fixed_rate().value * 3600.0 * price::hours_per_month;
+        row("self-owned", fmt::format("{:.4f}+pwr", own.fixed_rate().value * 3600.0), fixed,
+            price::breakeven_hours_per_month(units::usd_per_hour(od_hour), units::usd(fixed), own.running_rate()));
+    }
+    return 0;
+}
+
 int help_command(const std::string& topic) {
     if (topic == "gpus") {
         for (const auto& g : compute::gpu_catalog()) fmt::print("{:<16} {}\n", g.name, g.description);
     } else if (topic == "topologies") {
         for (const auto& t : net::topology_presets()) fmt::print("{:<12} {}\n", t.name, t.description);
+    } else if (topic == "instances") {
+        const auto& cat = price::shipped_catalog();
+        for (const auto& provider : price::catalog_providers(cat))
+            for (const auto& instance : price::catalog_instances(cat, provider)) {
+                const auto* od = price::find_price(cat, provider, instance, price::catalog_plans(cat, provider, instance).front());
+                std::string plans;
+                for (const auto& p : price::catalog_plans(cat, provider, instance)) plans += (plans.empty() ? "" : ", ") + p;
+                fmt::print("{:<10} {:<40} {:>2} x {:<16} {}\n", provider, instance, od->gpus_per_instance,
+                           od->gpu.empty() ? od->gpu_label : od->gpu, plans);
+            }
     } else if (topic == "models") {
         for (const auto& m : work::model_names()) fmt::print("{:<12} {}\n", m.name, m.description);
     }
@@ -164,6 +245,8 @@ int main(int argc, char** argv) {
         cmd->add_option("--out", o.out, "write results as JSON");
         cmd->add_option("--csv", o.csv, "write results as CSV");
         cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
+        cmd->add_option("--replications", o.replications, "independent replications of the run's random events");
+        cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
         return cmd;
     };
     RunOptions run, sweep;
@@ -193,12 +276,25 @@ int main(int argc, char** argv) {
     val_cmd->add_option("file", val.file, "measurement CSV (layout of models/compute/measurements/measured.csv)")
         ->required();
     val_cmd->add_option("--out", val.out, "write rows and summary as JSON");
+    BreakevenOptions be;
+    auto* be_cmd = app.add_subcommand("breakeven", "hours of use per month above which reserving or buying beats on-demand");
+    be_cmd->add_option("--provider", be.provider, "catalog provider (aws, gcp, ...)")->required();
+    be_cmd->add_option("--instance", be.instance, "catalog instance (p4de.24xlarge, ...)")->required();
+    be_cmd->add_option("--plan", be.plan, "one committed plan (default: every one in the catalog)");
+    be_cmd->add_option("--region", be.region, "catalog region (default: the first trusted row)");
+    be_cmd->add_flag("--allow-flagged", be.allow_flagged, "use catalog rows flagged as doubtful");
+    be_cmd->add_option("--purchase-usd", be.purchase_usd, "self-owned: purchase price of one instance, USD");
+    be_cmd->add_option("--depreciation-years", be.depreciation_years, "self-owned: depreciation period (default 4)");
+    be_cmd->add_option("--power-kw", be.power_kw, "self-owned: power of one instance at load, kW");
+    be_cmd->add_option("--pue", be.pue, "self-owned: data-centre PUE (default 1.0)");
+    be_cmd->add_option("--usd-per-kwh", be.usd_per_kwh, "self-owned: electricity price");
+    be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year, "self-owned: operations per instance and year");
 
     std::string topic;
-    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies");
-    help_cmd->add_option("what", topic, "gpus, models or topologies")
+    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies, instances");
+    help_cmd->add_option("what", topic, "gpus, models, topologies or instances (the price catalog)")
         ->required()
-        ->check(CLI::IsMember({"gpus", "models", "topologies"}));
+        ->check(CLI::IsMember({"gpus", "models", "topologies", "instances"}));
 
     try {
         app.parse(argc, argv);
@@ -213,6 +309,7 @@ int main(int argc, char** argv) {
         if (*cal_cmd) return calibrate_command(cal);
         if (*col_cmd) return collective_command(col);
         if (*val_cmd) return validate_command(val);
+        if (*be_cmd) return breakeven_command(be);
     } catch (const analysis::InputError& e) {
         std::cerr << "rentsim: " << e.what() << "\n";
         return 2;

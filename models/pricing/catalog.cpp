@@ -1,0 +1,180 @@
+#include "models/pricing/catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace rentsim::price {
+
+std::string_view shipped_catalog_csv();  // generated from data/catalog.csv
+
+namespace {
+
+// Provider facts. The AWS and GCP figures are those stated in the shipped pricing data's
+// documentation (models/pricing/README.md, "Billing rules"), taken from the providers'
+// documentation: AWS bills Linux instances per second with a 60 s minimum and gives a
+// 2-minute spot interruption notice; Google Cloud spot VMs get a 30 s notice. Egress: AWS
+// 0.09 USD/GB for the first 10 TB a month (AWS price list, 2018-07-22).
+constexpr ProviderFacts provider_facts[] = {
+    {"aws", 1.0, 60.0, 120.0, 0.09, "AWS EC2 documentation; AWS price list 2018-07-22 (egress)"},
+    {"gcp", 1.0, 60.0, 30.0, 0.0, "Google Cloud documentation (spot preemption notice)"},
+};
+
+// Splits one CSV record (RFC 4180 quoting, no embedded newlines).
+std::vector<std::string> split_csv(std::string_view line, std::size_t line_no) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cur += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cur += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.push_back(std::move(cur));
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (quoted) throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": unterminated quote");
+    out.push_back(std::move(cur));
+    return out;
+}
+
+double number(const std::string& s, std::size_t line_no, const char* what) {
+    if (s.empty()) return 0.0;
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used != s.size() || !std::isfinite(v) || v < 0) throw std::invalid_argument(s);
+        return v;
+    } catch (const std::exception&) {
+        throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": " + what +
+                                    ": expected a non-negative number, got '" + s + "'");
+    }
+}
+
+constexpr std::string_view columns[] = {"provider", "instance", "gpu", "gpu_label", "gpus_per_instance", "vcpus",
+                                         "ram_gb", "network_gbps", "plan", "price_per_hour", "currency",
+                                         "usd_per_unit", "region", "as_of", "source", "notes", "flag"};
+
+template <class F>
+std::vector<std::string> distinct(std::span<const CatalogRow> rows, F&& field) {
+    std::vector<std::string> out;
+    for (const auto& r : rows) {
+        auto v = field(r);
+        if (v && std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<CatalogRow> parse_catalog(std::string_view text) {
+    std::vector<CatalogRow> rows;
+    std::size_t line_no = 0, pos = 0;
+    while (pos < text.size()) {
+        auto end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) continue;
+        auto f = split_csv(line, line_no);
+        if (f.size() != std::size(columns))
+            throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": expected " +
+                                        std::to_string(std::size(columns)) + " fields, got " + std::to_string(f.size()));
+        if (line_no == 1) {
+            for (std::size_t i = 0; i < f.size(); ++i)
+                if (f[i] != columns[i])
+                    throw std::invalid_argument("catalog header: expected column '" + std::string(columns[i]) +
+                                                "', got '" + f[i] + "'");
+            continue;
+        }
+        CatalogRow r;
+        r.provider = f[0];
+        r.instance = f[1];
+        r.gpu = f[2];
+        r.gpu_label = f[3];
+        r.gpus_per_instance = static_cast<int>(number(f[4], line_no, "gpus_per_instance"));
+        if (r.gpus_per_instance < 1)
+            throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": gpus_per_instance must be >= 1");
+        r.vcpus = number(f[5], line_no, "vcpus");
+        r.ram_gb = number(f[6], line_no, "ram_gb");
+        r.network_gbps = number(f[7], line_no, "network_gbps");
+        r.plan = f[8];
+        r.price_per_hour = number(f[9], line_no, "price_per_hour");
+        r.currency = f[10];
+        r.usd_per_unit = number(f[11], line_no, "usd_per_unit");
+        if (r.usd_per_unit <= 0)
+            throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": usd_per_unit must be > 0");
+        r.region = f[12];
+        r.as_of = f[13];
+        r.source = f[14];
+        r.notes = f[15];
+        r.flag = f[16];
+        if (r.flag.empty() && r.price_per_hour == 700.0) r.flag = "price 700.0 is a catalog placeholder for not offered";
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+const std::vector<CatalogRow>& shipped_catalog() {
+    static const std::vector<CatalogRow> rows = parse_catalog(shipped_catalog_csv());  // immutable after init
+    return rows;
+}
+
+std::vector<std::string> catalog_providers(std::span<const CatalogRow> rows) {
+    return distinct(rows, [](const CatalogRow& r) { return std::optional<std::string>(r.provider); });
+}
+
+std::vector<std::string> catalog_instances(std::span<const CatalogRow> rows, std::string_view provider) {
+    return distinct(rows, [&](const CatalogRow& r) {
+        return r.provider == provider ? std::optional<std::string>(r.instance) : std::nullopt;
+    });
+}
+
+std::vector<std::string> catalog_plans(std::span<const CatalogRow> rows, std::string_view provider,
+                                       std::string_view instance) {
+    return distinct(rows, [&](const CatalogRow& r) {
+        return r.provider == provider && r.instance == instance ? std::optional<std::string>(r.plan) : std::nullopt;
+    });
+}
+
+std::vector<std::string> catalog_regions(std::span<const CatalogRow> rows, std::string_view provider,
+                                         std::string_view instance, std::string_view plan) {
+    return distinct(rows, [&](const CatalogRow& r) {
+        return r.provider == provider && r.instance == instance && r.plan == plan ? std::optional<std::string>(r.region)
+                                                                                  : std::nullopt;
+    });
+}
+
+const CatalogRow* find_price(std::span<const CatalogRow> rows, std::string_view provider, std::string_view instance,
+                             std::string_view plan, std::string_view region) {
+    const CatalogRow* flagged = nullptr;
+    for (const auto& r : rows) {
+        if (r.provider != provider || r.instance != instance || r.plan != plan) continue;
+        if (!region.empty() && r.region != region) continue;
+        if (r.flag.empty()) return &r;
+        if (!flagged) flagged = &r;
+    }
+    return flagged;
+}
+
+const ProviderFacts* find_provider_facts(std::string_view provider) {
+    for (const auto& f : provider_facts)
+        if (f.provider == provider) return &f;
+    return nullptr;
+}
+
+}  // namespace rentsim::price

@@ -1,0 +1,125 @@
+#include "models/pricing/spot_trace.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+namespace rentsim::price {
+
+std::string_view shipped_bamboo_p3_trace();  // generated from data/spot-trace-bamboo-p3.csv
+std::string_view shipped_gcloud_a100_trace();  // generated from data/spot-trace-gcloud-a100x1-east1b.txt
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const auto yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+}  // namespace
+
+int SpotTrace::removals() const {
+    return static_cast<int>(std::count_if(events.begin(), events.end(), [](const SpotTraceEvent& e) { return !e.add; }));
+}
+
+SpotTrace parse_bamboo_trace(std::string_view text, std::string name) {
+    SpotTrace t;
+    t.name = std::move(name);
+    std::size_t pos = 0, line_no = 0;
+    while (pos < text.size()) {
+        auto end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) continue;
+        const auto bad = [&](const std::string& why) {
+            return std::invalid_argument("spot trace '" + t.name + "' line " + std::to_string(line_no) + ": " + why);
+        };
+        const auto c1 = line.find(',');
+        const auto c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
+        if (c2 == std::string_view::npos) throw bad("expected time_ms,event,node");
+        const std::string ms(line.substr(0, c1));
+        const std::string_view ev = line.substr(c1 + 1, c2 - c1 - 1);
+        double time_ms = 0;
+        try {
+            std::size_t used = 0;
+            time_ms = std::stod(ms, &used);
+            if (used != ms.size() || time_ms < 0) throw std::invalid_argument(ms);
+        } catch (const std::exception&) {
+            throw bad("expected a time in milliseconds, got '" + ms + "'");
+        }
+        if (ev != "add" && ev != "remove") throw bad("expected event 'add' or 'remove', got '" + std::string(ev) + "'");
+        t.events.push_back({units::seconds(time_ms / 1000.0), ev == "add", std::string(line.substr(c2 + 1)), 0});
+    }
+    std::stable_sort(t.events.begin(), t.events.end(),
+                     [](const SpotTraceEvent& a, const SpotTraceEvent& b) { return a.time < b.time; });
+    std::map<std::string, bool> alive;
+    int count = 0;
+    for (auto& e : t.events) {
+        e.alive_before = count;
+        bool& a = alive[e.node];
+        if (e.add && !a) ++count;
+        if (!e.add && a) --count;
+        a = e.add;
+    }
+    t.span = t.events.empty() ? units::Seconds{} : t.events.back().time;
+    return t;
+}
+
+SpotTrace parse_count_trace(std::string_view text, std::string name) {
+    struct Reading {
+        std::int64_t t;
+        int n;
+    };
+    std::vector<Reading> readings;
+    std::size_t pos = 0, line_no = 0;
+    while (pos < text.size()) {
+        auto end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string line(text.substr(pos, end - pos));
+        pos = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0, n = 0;
+        char tail = 0;
+        if (std::sscanf(line.c_str(), "%d-%d-%d, %d:%d:%d, %d%c", &y, &mo, &d, &h, &mi, &se, &n, &tail) != 7 || mo < 1 ||
+            mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 || n < 0)
+            throw std::invalid_argument("spot trace '" + name + "' line " + std::to_string(line_no) +
+                                        ": expected 'YYYY-MM-DD, HH:MM:SS, N'");
+        const std::int64_t t = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+                               h * 3600 + mi * 60 + se;
+        readings.push_back({t, n});
+    }
+    std::stable_sort(readings.begin(), readings.end(), [](const Reading& a, const Reading& b) { return a.t < b.t; });
+    SpotTrace tr;
+    tr.name = std::move(name);
+    if (readings.empty()) return tr;
+    const std::int64_t t0 = readings.front().t;
+    int alive = readings.front().n;
+    for (const auto& r : readings) {
+        const units::Seconds at = units::seconds(static_cast<double>(r.t - t0));
+        for (; alive > r.n; --alive) tr.events.push_back({at, false, "", alive});
+        for (; alive < r.n; ++alive) tr.events.push_back({at, true, "", alive});
+    }
+    tr.span = units::seconds(static_cast<double>(readings.back().t - t0));
+    return tr;
+}
+
+std::vector<std::string_view> shipped_trace_names() { return {"bamboo-p3", "gcloud-a100-us-east1b"}; }
+
+SpotTrace shipped_trace(std::string_view name) {
+    if (name == "bamboo-p3") return parse_bamboo_trace(shipped_bamboo_p3_trace(), "bamboo-p3");
+    if (name == "gcloud-a100-us-east1b") return parse_count_trace(shipped_gcloud_a100_trace(), "gcloud-a100-us-east1b");
+    throw std::invalid_argument("unknown spot trace '" + std::string(name) + "'");
+}
+
+}  // namespace rentsim::price

@@ -1,0 +1,259 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "analysis/input_error.hpp"
+#include "analysis/lifecycle.hpp"
+#include "analysis/report.hpp"
+#include "analysis/scenario.hpp"
+#include "analysis/sweep.hpp"
+#include "sim/random.hpp"
+
+using namespace rentsim;
+using analysis::LifecyclePlan;
+
+namespace {
+
+constexpr sim::Time hour = 3'600'000'000'000;
+
+LifecyclePlan plain(double work_h, double usd_per_gpu_hour = 3.6, int gpus = 1, int per_instance = 1) {
+    LifecyclePlan p;
+    p.work = static_cast<sim::Time>(work_h * static_cast<double>(hour));
+    p.phases.push_back({0, gpus, 1.0});
+    p.bill = price::OnDemand{units::usd_per_hour(usd_per_gpu_hour), units::seconds(1), units::seconds(60), per_instance};
+    return p;
+}
+
+double mean_time_h(const LifecyclePlan& p, int reps, std::uint64_t seed) {
+    double sum = 0;
+    for (int i = 0; i < reps; ++i) sum += sim::to_seconds(analysis::simulate_lifecycle(p, sim::derive_seed(seed, i)).time);
+    return sum / reps / 3600.0;
+}
+
+}  // namespace
+
+TEST_CASE("without interruptions the run takes the steady time and costs billed time x price") {
+    auto p = plain(10.0, 4.0, 12, 8);
+    p.provisioning = hour / 4;
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK(o.time == p.work + hour / 4);
+    CHECK(o.max_instances == 2);
+    CHECK(o.billed_instance_s == doctest::Approx(2 * 10.25 * 3600));
+    // 12 GPUs on 8-GPU instances bill 16 GPUs.
+    CHECK(o.compute_usd == doctest::Approx(10.25 * 16 * 4.0));
+    CHECK(o.preemptions == 0);
+    CHECK(o.deadline_met);
+}
+
+TEST_CASE("work lost per preemption is about half the checkpoint interval when preemptions are rare") {
+    // Rate 1/100 h, interval 1 h: E[lost] = 1/λ - τ/(exp(λτ) - 1) = 0.4992 h, about τ/2.
+    auto p = plain(2000.0);
+    p.preempt_mean_s = 100.0 * 3600;
+    p.checkpoint_interval = hour;
+    double lost = 0;
+    int preemptions = 0;
+    for (int i = 0; i < 100; ++i) {
+        const auto o = analysis::simulate_lifecycle(p, sim::derive_seed(7, i));
+        lost += o.lost_work_s;
+        preemptions += o.preemptions;
+    }
+    REQUIRE(preemptions > 1000);
+    const double per = lost / preemptions / 3600.0;
+    const double lambda = 1.0 / 100.0, tau = 1.0;
+    CHECK(per == doctest::Approx(1 / lambda - tau / std::expm1(lambda * tau)).epsilon(0.04));
+    CHECK(per == doctest::Approx(0.5).epsilon(0.05));
+}
+
+TEST_CASE("a spot notice long enough to write a checkpoint loses only the notice period") {
+    auto p = plain(200.0);
+    p.preempt_mean_s = 20.0 * 3600;
+    p.checkpoint_interval = 4 * hour;
+    p.checkpoint_write = 60'000'000'000;  // 60 s
+    p.notice = 120'000'000'000;           // 120 s, as AWS gives
+    const auto o = analysis::simulate_lifecycle(p, 3);
+    REQUIRE(o.preemptions > 3);
+    CHECK(o.lost_work_s <= o.preemptions * 120.0 + 1e-6);
+}
+
+TEST_CASE("the simulated optimum checkpoint interval lands near Young/Daly sqrt(2 C MTBF)") {
+    // 8 GPUs with a GPU MTBF of 80 h: the job fails every 10 h on average. C = 60 s.
+    auto p = plain(200.0, 1.0, 8, 8);
+    p.gpu_mtbf_s = 80.0 * 3600;
+    p.checkpoint_write = 60'000'000'000;
+    const double yd = analysis::young_daly_interval_s(60.0, 10.0 * 3600);
+    CHECK(yd == doctest::Approx(std::sqrt(2 * 60.0 * 36000.0)));
+    double best_factor = 0, best = 1e300;
+    for (int k = -4; k <= 4; ++k) {
+        const double factor = std::pow(2.0, k / 2.0);
+        p.checkpoint_interval = sim::ceil_seconds(yd * factor);
+        const double t = mean_time_h(p, 40, 11);  // same seeds for every interval
+        if (t < best) {
+            best = t;
+            best_factor = factor;
+        }
+    }
+    CHECK(best_factor >= 0.5);
+    CHECK(best_factor <= 2.0);
+    // First-order expected overhead at the optimum: sqrt(2 C / M) of the work.
+    CHECK(best == doctest::Approx(200.0 * (1 + std::sqrt(2 * 60.0 / 36000.0))).epsilon(0.02));
+}
+
+TEST_CASE("the budget alerts at its fraction, stops the run, and the deadline is missed") {
+    auto p = plain(10.0, 3.6);
+    p.budget_usd = 18.0;
+    p.alert_fraction = 0.8;
+    p.deadline = 8 * hour;
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK_FALSE(o.finished);
+    CHECK_FALSE(o.deadline_met);
+    CHECK(sim::to_seconds(o.time) == doctest::Approx(5 * 3600.0));
+    CHECK(sim::to_seconds(o.budget_alert) == doctest::Approx(4 * 3600.0));
+    CHECK(o.compute_usd == doctest::Approx(18.0));
+}
+
+TEST_CASE("an elastic schedule resizes, trains at each phase's speed and bills the instances held") {
+    auto p = plain(9.0, 1.0, 16, 8);
+    p.phases = {{0, 16, 1.0}, {8 * hour, 2, 0.125}};
+    p.repeat = 24 * hour;
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK(o.resizes == 1);
+    // 8 h at full speed, then 1 h of work at 1/8 speed: 16 h.
+    CHECK(sim::to_seconds(o.time) == doctest::Approx(16 * 3600.0));
+    CHECK(o.max_instances == 2);
+    // One instance for 16 h, one for 8 h, 8 GPUs each, 1 USD/GPU-h.
+    CHECK(o.compute_usd == doctest::Approx((16 + 8) * 8.0));
+}
+
+TEST_CASE("committed capacity is billed for the largest count whether used or not") {
+    auto p = plain(9.0, 1.0, 16, 8);
+    p.phases = {{0, 16, 1.0}, {8 * hour, 2, 0.125}};
+    p.billing = analysis::Billing::committed;
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK(o.compute_usd == doctest::Approx(16 * 2 * 8.0));
+}
+
+namespace {
+const char* spot_scenario = R"({
+  "schema": 1, "name": "spot",
+  "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 64, "samples": 40000000},
+  "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+  "pricing": {"provider": "aws", "instance": "p4de.24xlarge", "plan": "spot",
+              "ownership": {"purchase_usd": 250000, "depreciation_years": 4, "power_kw": 6.5, "pue": 1.5, "usd_per_kwh": 0.08}},
+  "lifecycle": {"restart": {"boot_s": 120, "nccl_init_s": 30},
+                "checkpoint": {"optimal_interval": true, "write_gb_per_s": 2},
+                "spot": {"mean_time_between_preemptions_h": 6, "capacity_wait_s": 600}},
+  "sweep": {"pricing.plan": ["on-demand", "spot", "reserved_1y_standard_no_upfront", "self-owned"]}
+})";
+}
+
+TEST_CASE("replications give the same results whatever the thread count") {
+    auto set = analysis::parse_scenarios(spot_scenario, "spot.json");
+    for (auto& p : set.points) p.replications = 20;
+    const auto one = analysis::results_to_json(analysis::run_all(set, 1));
+    const auto two = analysis::results_to_json(analysis::run_all(set, 2));
+    CHECK(one == two);
+    const auto r = analysis::run_all(set, 2);
+    REQUIRE(r.size() == 4);
+    CHECK(r[1].lifecycle.preemptions > 0);
+    CHECK(r[1].time_stats.p5 <= r[1].time_stats.p50);
+    CHECK(r[1].time_stats.p50 <= r[1].time_stats.p95);
+    CHECK(r[1].time_to_train_s == doctest::Approx(r[1].time_stats.mean));
+    CHECK(r[0].lifecycle.preemptions == 0);
+}
+
+TEST_CASE("on-demand cost equals billed instance time x the catalog price") {
+    const auto set = analysis::parse_scenarios(spot_scenario, "spot.json");
+    const auto r = analysis::run_scenario(set.points[0]);
+    const auto& l = r.lifecycle;
+    CHECK(l.usd_per_gpu_hour * 8 == doctest::Approx(27.44705));
+    CHECK(l.compute_usd == doctest::Approx(l.billed_instance_hours * 27.44705));
+    CHECK(r.cost_usd == doctest::Approx(l.compute_usd + l.storage_usd + l.egress_usd));
+}
+
+TEST_CASE("catalog names are checked with a did-you-mean and flagged rows are refused") {
+    std::string text = spot_scenario;
+    text.replace(text.find("p4de.24xlarge"), 13, "p4de.24xlarg");
+    try {
+        (void)analysis::parse_scenarios(text, "s.json");
+        FAIL("no error");
+    } catch (const analysis::InputError& e) {
+        CHECK(e.where() == "/pricing/instance");
+        CHECK(e.message().find("did you mean 'p4de.24xlarge'") != std::string::npos);
+    }
+    std::string flagged = spot_scenario;
+    flagged.replace(flagged.find("p4de.24xlarge"), 13, "p4d.24xlarge");
+    flagged.replace(flagged.find("a100-sxm4-80gb"), 14, "a100-sxm4-40gb");
+    try {
+        (void)analysis::parse_scenarios(flagged, "s.json");
+        FAIL("no error");
+    } catch (const analysis::InputError& e) {
+        CHECK(e.message().find("is flagged: lowest-zone spot price is an outlier") != std::string::npos);
+    }
+    flagged.replace(flagged.find("\"plan\": \"spot\""), 14, "\"plan\": \"spot\", \"allow_flagged\": true");
+    CHECK_NOTHROW((void)analysis::parse_scenarios(flagged, "s.json"));
+}
+
+TEST_CASE("a replayed spot trace preempts the job's share of the recorded removals") {
+    const auto trace = price::shipped_trace("bamboo-p3");
+    auto p = plain(100.0, 1.0, 16, 8);
+    p.trace = &trace;
+    p.checkpoint_interval = hour / 2;
+    double preemptions = 0;
+    for (int i = 0; i < 20; ++i) preemptions += analysis::simulate_lifecycle(p, sim::derive_seed(5, i)).preemptions;
+    // Two instances live 1.64 h on average in this trace: about 2 x 100 / 1.64 = 122 preemptions
+    // in 100 h of work (more, as the run stretches while it waits and restarts).
+    CHECK(preemptions / 20 > 60);
+    CHECK(preemptions / 20 < 250);
+}
+
+TEST_CASE("every mix of preemptions, failures, resizes and checkpoints finishes with consistent totals") {
+    const auto trace = price::shipped_trace("bamboo-p3");
+    int preemptions = 0, failures = 0, resizes = 0;
+    for (int i = 0; i < 200; ++i) {
+        auto p = plain(30.0, 2.0, 16, 8);
+        p.phases = {{0, 16, 1.0}, {3 * hour, 8, 0.5}, {5 * hour, 2, 0.125}};
+        p.repeat = 7 * hour;
+        p.checkpoint_interval = hour / 3;
+        p.checkpoint_write = 90'000'000'000;
+        p.notice = i % 2 ? 120'000'000'000 : 0;
+        p.restart = 300'000'000'000;
+        p.resize_extra = 60'000'000'000;
+        p.capacity_wait_mean_s = 900;
+        p.gpu_mtbf_s = 200.0 * 3600;
+        if (i % 3 == 0) p.trace = &trace;
+        else p.preempt_mean_s = 4.0 * 3600;
+        const auto o = analysis::simulate_lifecycle(p, sim::derive_seed(99, i));
+        REQUIRE(o.finished);
+        CHECK(o.time >= p.work);
+        CHECK(o.lost_work_s >= 0);
+        CHECK(o.billed_instance_s >= o.instance_s - 1e-6);
+        CHECK(o.instance_s <= sim::to_seconds(o.time) * 2 + 1e-6);
+        CHECK(o.compute_usd == doctest::Approx(o.billed_instance_s / 3600 * 16.0));
+        preemptions += o.preemptions;
+        failures += o.failures;
+        resizes += o.resizes;
+    }
+    CHECK(preemptions > 1000);
+    CHECK(failures > 50);
+    CHECK(resizes > 1000);
+}
+
+TEST_CASE("an explicit price in another currency is converted with usd_per_unit") {
+    const char* text = R"({"schema": 1, "name": "cny",
+      "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "samples": 1000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+      "pricing": {"price_per_gpu_hour": 20.0, "currency": "CNY", "usd_per_unit": 0.14}})";
+    const auto set = analysis::parse_scenarios(text, "cny.json");
+    CHECK(set.points[0].pricing.usd_per_gpu_hour == doctest::Approx(2.8));
+    CHECK(set.points[0].pricing.currency == "CNY");
+}
+
+TEST_CASE("a run whose interruptions outpace its checkpoints is given up at the horizon") {
+    auto p = plain(10.0);
+    p.preempt_mean_s = 600;  // every 10 minutes, and no checkpoints: 10 h of work never completes
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK_FALSE(o.finished);
+    CHECK(o.gave_up);
+    CHECK(o.time > 100 * p.work);
+}

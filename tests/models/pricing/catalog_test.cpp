@@ -1,0 +1,72 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/pricing/catalog.hpp"
+#include "models/pricing/spot_trace.hpp"
+
+using namespace rentsim;
+
+TEST_CASE("the shipped catalog maps instances to catalog GPUs and per-instance prices") {
+    const auto& cat = price::shipped_catalog();
+    const auto* r = price::find_price(cat, "aws", "p4de.24xlarge", "on-demand");
+    REQUIRE(r != nullptr);
+    CHECK(r->gpu == "a100-sxm4-80gb");
+    CHECK(r->gpus_per_instance == 8);
+    CHECK(r->price_per_hour == doctest::Approx(27.44705));
+    CHECK(r->flag.empty());
+    CHECK(r->currency == "USD");
+    // The pre-cut list price of the same instance and region is flagged, and not chosen.
+    const auto plans = price::catalog_plans(cat, "aws", "p4de.24xlarge");
+    CHECK(std::find(plans.begin(), plans.end(), "spot") != plans.end());
+    CHECK(std::find(plans.begin(), plans.end(), "reserved_1y_standard_no_upfront") != plans.end());
+}
+
+TEST_CASE("distrusted catalog rows carry the reason") {
+    const auto& cat = price::shipped_catalog();
+    const auto* anomaly = price::find_price(cat, "gcp", "a3-highgpu-8g", "on-demand", "us-central1");
+    REQUIRE(anomaly != nullptr);
+    CHECK(anomaly->flag.empty());  // the trusted row of the same region comes first
+    const auto* outlier = price::find_price(cat, "aws", "p4d.24xlarge", "spot");
+    REQUIRE(outlier != nullptr);
+    CHECK(outlier->flag.find("outlier") != std::string::npos);
+}
+
+TEST_CASE("a price of 700.0 is flagged as a placeholder and a malformed row names its line") {
+    const std::string header =
+        "provider,instance,gpu,gpu_label,gpus_per_instance,vcpus,ram_gb,network_gbps,plan,price_per_hour,currency,"
+        "usd_per_unit,region,as_of,source,notes,flag\n";
+    const auto rows = price::parse_catalog(header + "x,big,,B200,8,,,,spot,700.0,USD,1,r,2026,src,,\n"
+                                                    "x,cny,,A100,1,,,,on-demand,20,CNY,0.14,r,2026,src,,\n");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].flag.find("placeholder") != std::string::npos);
+    CHECK(rows[1].usd_per_instance_hour() == doctest::Approx(2.8));
+    CHECK_THROWS_AS(price::parse_catalog(header + "x,y,,A100,1,,,,spot,abc,USD,1,r,d,s,,\n"), std::invalid_argument);
+}
+
+TEST_CASE("the Bamboo p3 spot trace has 177 additions and 167 removals over 11.4 hours") {
+    const auto t = price::shipped_trace("bamboo-p3");
+    CHECK(t.events.size() == 344);
+    CHECK(t.removals() == 167);
+    CHECK(t.span.value == doctest::Approx(40920.0));
+    int most = 0;
+    for (const auto& e : t.events) most = std::max(most, e.alive_before);
+    CHECK(most == 32);
+    CHECK_THROWS_AS(price::parse_bamboo_trace("60000,vanish,node1\n", "bad"), std::invalid_argument);
+}
+
+TEST_CASE("the Google Cloud A100 count log turns drops of the instance count into removals") {
+    const auto t = price::shipped_trace("gcloud-a100-us-east1b");
+    CHECK(t.removals() == 154);
+    CHECK(t.span.value == doctest::Approx(27 * 3600.0 + 1 * 60 + 6));
+    const auto small = price::parse_count_trace("2021-12-11, 23:59:30, 5\n2021-12-12, 00:00:30, 3\n"
+                                                "2021-12-11, 23:59:00, 5\n2021-12-12, 00:01:30, 4\n", "x");
+    REQUIRE(small.events.size() == 3);
+    CHECK(small.events[0].time.value == doctest::Approx(90.0));
+    CHECK_FALSE(small.events[0].add);
+    CHECK(small.events[0].alive_before == 5);
+    CHECK(small.events[1].alive_before == 4);
+    CHECK(small.events[2].add);
+    CHECK_THROWS_AS(price::parse_count_trace("2021-12-11 23:59:30 5\n", "bad"), std::invalid_argument);
+}
