@@ -139,8 +139,8 @@ Object::Object(const Value& v, std::initializer_list<std::string_view> keys) : v
         if (!known) {
             Value child(v.json()[k], v.pointer() + "/" + json_pointer_escape(k), v.source());
             std::string msg = "unknown key '" + k + "'";
-            if (auto c = closest_name(k, valid); !c.empty()) msg += "; did you mean '" + std::string(c) + "'?";
-            msg += " valid keys: ";
+            if (auto c = closest_name(k, valid); !c.empty()) msg += "; did you mean '" + std::string(c) + "'? valid keys: ";
+            else msg += "; valid keys: ";
             for (std::size_t i = 0; i < valid.size(); ++i) msg += (i ? ", " : "") + std::string(valid[i]);
             child.fail(msg);
         }

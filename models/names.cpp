@@ -38,8 +38,8 @@ std::string_view closest_name(std::string_view name, std::span<const std::string
 std::string unknown_name_message(std::string_view what, std::string_view name,
                                  std::span<const std::string_view> valid) {
     std::string msg = "unknown " + std::string(what) + " '" + std::string(name) + "'";
-    if (auto c = closest_name(name, valid); !c.empty()) msg += "; did you mean '" + std::string(c) + "'?";
-    msg += " valid: ";
+    if (auto c = closest_name(name, valid); !c.empty()) msg += "; did you mean '" + std::string(c) + "'? valid: ";
+    else msg += "; valid: ";
     for (std::size_t i = 0; i < valid.size(); ++i) {
         if (i) msg += ", ";
         msg += valid[i];

@@ -151,20 +151,6 @@ const std::vector<Preset>& presets() {
     return table;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
 
 }  // namespace
 
@@ -206,26 +192,5 @@ double default_message_latency_us(Fabric fabric) {
     }
 }
 
-std::string unknown_name_message(std::string_view what, std::string_view given,
-                                 const std::vector<std::string_view>& valid) {
-    std::string message = "unknown " + std::string(what) + " '" + std::string(given) + "'";
-    std::string_view best;
-    std::size_t best_distance = std::string_view::npos;
-    for (std::string_view v : valid) {
-        const std::size_t d = edit_distance(given, v);
-        if (d < best_distance) {
-            best_distance = d;
-            best = v;
-        }
-    }
-    if (!best.empty() && best_distance <= std::max<std::size_t>(2, given.size() / 3))
-        message += "; did you mean '" + std::string(best) + "'?";
-    message += " valid: ";
-    for (std::size_t i = 0; i < valid.size(); ++i) {
-        if (i > 0) message += ", ";
-        message += valid[i];
-    }
-    return message;
-}
 
 }  // namespace rentsim::net::detail

@@ -42,8 +42,5 @@ inline constexpr double kInfinibandSwitchHopUs = 0.13;
 // Default per-message latency of a fabric in microseconds (sources in presets.cpp).
 double default_message_latency_us(Fabric fabric);
 
-// "unknown X 'y'; did you mean 'z'? valid: a, b, c" with the suggestion only when one is close.
-std::string unknown_name_message(std::string_view what, std::string_view given,
-                                 const std::vector<std::string_view>& valid);
 
 }  // namespace rentsim::net::detail

@@ -1,5 +1,6 @@
 #include "models/network/topology.hpp"
 
+#include "models/names.hpp"
 #include "models/network/presets.hpp"
 
 #include <boost/graph/dijkstra_shortest_paths.hpp>
@@ -76,7 +77,7 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
         if (preset == nullptr) {
             std::vector<std::string_view> names;
             for (const PresetInfo& p : topology_presets()) names.push_back(p.name);
-            throw std::invalid_argument(detail::unknown_name_message("topology preset", spec.preset, names));
+            throw std::invalid_argument(rentsim::unknown_name_message("topology preset", spec.preset, names));
         }
         design = *preset;
         if (!spec.gpu.empty() && spec.gpu != design.gpu) {
@@ -97,7 +98,7 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
             throw std::invalid_argument("cluster needs a topology preset or a gpu; valid gpus: " + names);
         }
         const detail::GpuInfo* gpu = detail::find_gpu(spec.gpu);
-        if (gpu == nullptr) throw std::invalid_argument(detail::unknown_name_message("gpu", spec.gpu, gpu_names));
+        if (gpu == nullptr) throw std::invalid_argument(rentsim::unknown_name_message("gpu", spec.gpu, gpu_names));
         check(spec.gpus_per_node >= 1 && spec.gpus_per_node <= 32,
               fmt::format("gpus_per_node must be between 1 and 32, got {}", spec.gpus_per_node));
         design.gpu = spec.gpu;
