@@ -1,5 +1,5 @@
-// A small RFC 4180 CSV reader: quoted fields, doubled quotes, CRLF. Lines starting with '#'
-// before the header are comments. Errors name the file and line.
+// CSV files with a header row, read through the project's one CSV parser (models/csv.hpp).
+// Errors are InputErrors naming the file and line.
 #pragma once
 
 #include <map>

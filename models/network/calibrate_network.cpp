@@ -1,5 +1,7 @@
 #include "models/network/calibrate_network.hpp"
 
+#include "models/csv.hpp"
+
 #include "models/network/presets.hpp"
 
 #include <Eigen/Dense>
@@ -18,43 +20,9 @@ namespace {
 
 using Table = std::vector<std::vector<std::string>>;
 
-// RFC 4180 CSV: quoted fields may hold commas, newlines and doubled quotes.
 Table parse_csv(std::string_view text, std::string_view what) {
     Table rows;
-    std::vector<std::string> row;
-    std::string field;
-    bool quoted = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row.push_back(std::move(field));
-            field.clear();
-        } else if (c == '\n' || c == '\r') {
-            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-            row.push_back(std::move(field));
-            field.clear();
-            rows.push_back(std::move(row));
-            row.clear();
-        } else {
-            field += c;
-        }
-    }
-    if (quoted) throw std::invalid_argument(fmt::format("{}: unterminated quoted field", what));
-    if (!field.empty() || !row.empty()) {
-        row.push_back(std::move(field));
-        rows.push_back(std::move(row));
-    }
+    for (auto& record : parse_csv_records(text, what)) rows.push_back(std::move(record.fields));
     return rows;
 }
 

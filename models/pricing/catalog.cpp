@@ -1,5 +1,7 @@
 #include "models/pricing/catalog.hpp"
 
+#include "models/csv.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -19,36 +21,6 @@ constexpr ProviderFacts provider_facts[] = {
     {"aws", 1.0, 60.0, 120.0, 0.09, "AWS EC2 documentation; AWS price list 2018-07-22 (egress)"},
     {"gcp", 1.0, 60.0, 30.0, 0.0, "Google Cloud documentation (spot preemption notice)"},
 };
-
-// Splits one CSV record (RFC 4180 quoting, no embedded newlines).
-std::vector<std::string> split_csv(std::string_view line, std::size_t line_no) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                cur += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cur += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            out.push_back(std::move(cur));
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    if (quoted) throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": unterminated quote");
-    out.push_back(std::move(cur));
-    return out;
-}
 
 double number(const std::string& s, std::size_t line_no, const char* what) {
     if (s.empty()) return 0.0;
@@ -81,20 +53,15 @@ std::vector<std::string> distinct(std::span<const CatalogRow> rows, F&& field) {
 
 std::vector<CatalogRow> parse_catalog(std::string_view text) {
     std::vector<CatalogRow> rows;
-    std::size_t line_no = 0, pos = 0;
-    while (pos < text.size()) {
-        auto end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
-        ++line_no;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty()) continue;
-        auto f = split_csv(line, line_no);
+    bool header = true;
+    for (auto& record : parse_csv_records(text, "catalog")) {
+        const std::size_t line_no = record.line;
+        const auto& f = record.fields;
         if (f.size() != std::size(columns))
             throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": expected " +
                                         std::to_string(std::size(columns)) + " fields, got " + std::to_string(f.size()));
-        if (line_no == 1) {
+        if (header) {
+            header = false;
             for (std::size_t i = 0; i < f.size(); ++i)
                 if (f[i] != columns[i])
                     throw std::invalid_argument("catalog header: expected column '" + std::string(columns[i]) +
