@@ -165,7 +165,7 @@ InputPlan plan_input(const Scenario& s, const compute::GpuSpec& gpu, int micro, 
     auto& st = plan.stages;
     st.enabled = true;
     st.cpu_cores = in.cores ? in.cores : plan.workers;
-    in.pcie_bps = gpu.pcie_gbps * 1e9;
+    in.pcie_bps = compute::pcie_bandwidth(gpu).value;
     st.h2d_bytes = micro * in.tensor_bytes;
     st.h2d_bytes_per_s = in.pcie_bps;
     if (d.source) {

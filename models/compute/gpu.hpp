@@ -33,8 +33,11 @@ struct GpuSpec {
     std::array<double, precision_count> peak_tflops;  // dense peak per Precision, TFLOP/s
     double memory_gib;             // HBM addressable by the framework
     double hbm_gbps;               // HBM bandwidth, GB/s
-    double nvlink_gbps;            // NVLink bandwidth per GPU per direction, GB/s (0: none)
-    double pcie_gbps;              // host link per direction, GB/s
+    int nvlink_generation;         // 0: no NVLink (PCIe cards; bridges are not modelled)
+    int nvlink_links;              // NVLink links per GPU
+    double nvlink_gbps;            // NVLink bandwidth per GPU per direction, all links, GB/s (0: none)
+    bool nvswitch;                 // sits on an NVSwitch board (SXM3, SXM4, SXM5)
+    int pcie_generation;           // host link: PCIe x16 of this generation
     double tdp_w;                  // board power, W
     std::string_view source;       // datasheet and the date it was read
 };
@@ -45,5 +48,11 @@ const GpuSpec& find_gpu(std::string_view name);
 units::FlopsPerSecond peak(const GpuSpec& g, Precision p);
 units::BytesPerSecond hbm_bandwidth(const GpuSpec& g);
 units::Bytes memory(const GpuSpec& g);
+// PCIe x16 rate per direction: 16 lanes x 8, 16 or 32 GT/s (Gen3, Gen4, Gen5) x 128b/130b
+// encoding / 8 bits (PCI-SIG base specifications 3.0, 4.0, 5.0).
+units::BytesPerSecond pcie_x16(int generation);
+units::BytesPerSecond pcie_bandwidth(const GpuSpec& g);
+// nullptr when the name is not in the catalog (find_gpu throws instead).
+const GpuSpec* lookup_gpu(std::string_view name);
 
 }  // namespace rentsim::compute

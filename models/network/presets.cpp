@@ -2,6 +2,8 @@
 // "SPC-0xx" and "NCC-0xx" are row ids of the project's data/measured.csv.
 #include "models/network/presets.hpp"
 
+#include "models/compute/gpu.hpp"
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -9,26 +11,6 @@
 namespace rentsim::net::detail {
 namespace {
 
-constexpr std::array<GpuInfo, 10> kGpus{{
-    // NVLink2: 6 links x 25 GB/s per direction = 150 GB/s per GPU (SPC-027; DGX-1 white paper
-    // WP-08437, 2017: "six NVLink connection points ... 25 GB/s in each direction"). PCIe 3.0 x16.
-    {"v100-sxm2-16gb", 2, 150.0, 6, 3, false},
-    {"v100-sxm2-32gb", 2, 150.0, 6, 3, false},
-    // V100 SXM3 sits on NVSwitch (DGX-2); same NVLink2 rate per GPU (SPC-027 notes).
-    {"v100-sxm3-32gb", 2, 150.0, 6, 3, true},
-    // NVLink3: 12 links, 300 GB/s per GPU per direction (SPC-028). PCIe 4.0 x16 (NVIDIA/nccl
-    // issue #1505, DGX A100 topology dump: GPUs at "16.0 GT/s PCIe", width 16; retrieved 2026-11-29).
-    {"a100-sxm4-40gb", 3, 300.0, 12, 4, true},
-    {"a100-sxm4-80gb", 3, 300.0, 12, 4, true},
-    // PCIe cards: NVLink bridges exist but are not modelled; PCIe 4.0 x16.
-    {"a100-pcie-40gb", 0, 0.0, 0, 4, false},
-    {"a100-pcie-80gb", 0, 0.0, 0, 4, false},
-    // NVLink4: 18 links, 450 GB/s per GPU per direction (SPC-029, which also covers H200).
-    // PCIe 5.0 x16 (ConnectX-7 and H100 are Gen5 x16 devices).
-    {"h100-sxm5-80gb", 4, 450.0, 18, 5, true},
-    {"h100-pcie-80gb", 0, 0.0, 0, 5, false},
-    {"h200-sxm-141gb", 4, 450.0, 18, 5, true},
-}};
 
 // NVIDIA DGX-1 (V100) hybrid cube-mesh: GPU pairs and the number of 25 GB/s NVLinks between them.
 // DGX-1 System Architecture white paper WP-08437 (2017), section 3.1 and its topology figure:
@@ -62,7 +44,7 @@ constexpr double kTcpLatencyUs = 45.82;
 NodeDesign make(std::string preset, std::string gpu, int gpus_per_node, IntraNode intra,
                 double cpu_link_gbytes, int cpus, int nics, double nic_gbps, Fabric fabric,
                 double nic_latency_us) {
-    const GpuInfo* info = find_gpu(gpu);
+    const compute::GpuSpec* info = compute::lookup_gpu(gpu);
     if (info == nullptr) throw std::logic_error("preset table names an unknown GPU: " + gpu);
     NodeDesign d;
     d.preset = std::move(preset);
@@ -70,9 +52,9 @@ NodeDesign make(std::string preset, std::string gpu, int gpus_per_node, IntraNod
     d.gpus_per_node = gpus_per_node;
     d.intra = intra;
     d.nvlink_generation = intra == IntraNode::pcie ? 0 : info->nvlink_generation;
-    d.nvlink_per_gpu = units::gbytes_per_s(intra == IntraNode::pcie ? 0.0 : info->nvlink_gbytes_per_gpu);
+    d.nvlink_per_gpu = units::gbytes_per_s(intra == IntraNode::pcie ? 0.0 : info->nvlink_gbps);
     d.nvlink_per_link = units::gbytes_per_s(
-        info->nvlink_links > 0 ? info->nvlink_gbytes_per_gpu / info->nvlink_links : 0.0);
+        info->nvlink_links > 0 ? info->nvlink_gbps / info->nvlink_links : 0.0);
     if (intra == IntraNode::nvlink_mesh) d.mesh = kDgx1Mesh;
     d.pcie_generation = info->pcie_generation;
     d.gpus_per_pcie_switch = 2;
@@ -154,13 +136,6 @@ const std::vector<Preset>& presets() {
 
 }  // namespace
 
-std::span<const GpuInfo> gpu_catalog() { return kGpus; }
-
-const GpuInfo* find_gpu(std::string_view name) {
-    for (const GpuInfo& g : kGpus)
-        if (g.name == name) return &g;
-    return nullptr;
-}
 
 const NodeDesign* find_preset(std::string_view name) {
     for (const Preset& p : presets())
@@ -179,10 +154,6 @@ std::span<const PresetInfo> preset_infos() {
 
 // PCI-SIG base specifications: 8, 16 and 32 GT/s per lane for Gen3, Gen4 and Gen5 with 128b/130b
 // encoding, so x16 moves 16 x rate x 128/130 / 8 bytes per second in each direction.
-units::BytesPerSecond pcie_x16(int generation) {
-    const double gt_per_s = generation <= 3 ? 8.0 : generation == 4 ? 16.0 : 32.0;
-    return units::BytesPerSecond{16.0 * gt_per_s * 1e9 * (128.0 / 130.0) / 8.0};
-}
 
 double default_message_latency_us(Fabric fabric) {
     switch (fabric) {

@@ -1,5 +1,6 @@
 #include "models/network/topology.hpp"
 
+#include "models/compute/gpu.hpp"
 #include "models/names.hpp"
 #include "models/network/presets.hpp"
 
@@ -82,8 +83,8 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
         design = *preset;
         if (!spec.gpu.empty() && spec.gpu != design.gpu) {
             // Another memory size of the same part keeps the network; anything else is a mistake.
-            const detail::GpuInfo* asked = detail::find_gpu(spec.gpu);
-            const detail::GpuInfo* own = detail::find_gpu(design.gpu);
+            const compute::GpuSpec* asked = compute::lookup_gpu(spec.gpu);
+            const compute::GpuSpec* own = compute::lookup_gpu(design.gpu);
             check(asked != nullptr && own != nullptr && asked->nvlink_generation == own->nvlink_generation &&
                       asked->pcie_generation == own->pcie_generation && asked->nvswitch == own->nvswitch,
                   fmt::format("gpu '{}' does not fit preset '{}', which has {}", spec.gpu, spec.preset, design.gpu));
@@ -91,13 +92,13 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
         }
     } else {
         std::vector<std::string_view> gpu_names;
-        for (const detail::GpuInfo& g : detail::gpu_catalog()) gpu_names.push_back(g.name);
+        for (const compute::GpuSpec& g : compute::gpu_catalog()) gpu_names.push_back(g.name);
         if (spec.gpu.empty()) {
             std::string names;
             for (std::string_view n : gpu_names) names += (names.empty() ? "" : ", ") + std::string(n);
             throw std::invalid_argument("cluster needs a topology preset or a gpu; valid gpus: " + names);
         }
-        const detail::GpuInfo* gpu = detail::find_gpu(spec.gpu);
+        const compute::GpuSpec* gpu = compute::lookup_gpu(spec.gpu);
         if (gpu == nullptr) throw std::invalid_argument(rentsim::unknown_name_message("gpu", spec.gpu, gpu_names));
         check(spec.gpus_per_node >= 1 && spec.gpus_per_node <= 32,
               fmt::format("gpus_per_node must be between 1 and 32, got {}", spec.gpus_per_node));
@@ -110,12 +111,12 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
         // Gen4 hosts EPYC, Gen5 hosts Sapphire Rapids. An assumption for generic specs.
         design.cpu_link = units::gbytes_per_s(gpu->pcie_generation <= 3 ? 6.0 : gpu->pcie_generation == 4 ? 16.0 : 22.0);
         design.nvlink_per_link = units::gbytes_per_s(
-            gpu->nvlink_links > 0 ? gpu->nvlink_gbytes_per_gpu / gpu->nvlink_links : 0.0);
+            gpu->nvlink_links > 0 ? gpu->nvlink_gbps / gpu->nvlink_links : 0.0);
         if (spec.intra_node == "nvlink") {
             check(gpu->nvlink_generation > 0,
                   fmt::format("gpu '{}' has no NVLink; use intra_node \"pcie\"", spec.gpu));
             design.nvlink_generation = gpu->nvlink_generation;
-            design.nvlink_per_gpu = units::gbytes_per_s(gpu->nvlink_gbytes_per_gpu);
+            design.nvlink_per_gpu = units::gbytes_per_s(gpu->nvlink_gbps);
             if (gpu->nvswitch) {
                 design.intra = IntraNode::nvswitch;
             } else {
@@ -205,7 +206,7 @@ void Topology::wire(Wiring& w) const {
         }
     };
 
-    const units::BytesPerSecond pcie = detail::pcie_x16(design.pcie_generation);
+    const units::BytesPerSecond pcie = compute::pcie_x16(design.pcie_generation);
     const int switches = (per_node + design.gpus_per_pcie_switch - 1) / design.gpus_per_pcie_switch;
 
     for (int leaf = 0; leaf < (design.nics > 0 ? leaves_ : 0); ++leaf)
@@ -410,7 +411,7 @@ std::string Topology::describe() const {
         s += fmt::format(", NVLink{} {:.0f} GB/s per GPU per direction", design_.nvlink_generation,
                          design_.nvlink_per_gpu.value / 1e9);
     s += fmt::format("; PCIe Gen{} x16 {:.1f} GB/s; {} CPU(s)\n", design_.pcie_generation,
-                     detail::pcie_x16(design_.pcie_generation).value / 1e9, design_.cpus);
+                     compute::pcie_x16(design_.pcie_generation).value / 1e9, design_.cpus);
     if (design_.nics > 0) {
         s += fmt::format("  inter-node: {} x {:.0f} Gb/s {} per node ({:.1f} GB/s), {:.2f} us per message\n",
                          design_.nics, design_.nic_rate.value * 8 / 1e9, to_string(design_.fabric),

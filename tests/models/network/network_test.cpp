@@ -1,5 +1,6 @@
 #include "models/network/network.hpp"
 
+#include "models/compute/gpu.hpp"
 #include "models/network/presets.hpp"
 
 #include <doctest/doctest.h>
@@ -131,11 +132,11 @@ TEST_CASE("more bandwidth never slows a collective (random specs, fixed seed)") 
     std::mt19937 rng(20261129);
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
-    const auto catalog = detail::gpu_catalog();
+    const auto catalog = rentsim::compute::gpu_catalog();
     const std::array<Fabric, 4> fabrics{Fabric::infiniband, Fabric::roce, Fabric::efa, Fabric::tcp};
     const std::array<int, 4> per_node{1, 2, 4, 8};
     for (int trial = 0; trial < 60; ++trial) {
-        const detail::GpuInfo& gpu = catalog[static_cast<std::size_t>(pick(0, static_cast<int>(catalog.size()) - 1))];
+        const rentsim::compute::GpuSpec& gpu = catalog[static_cast<std::size_t>(pick(0, static_cast<int>(catalog.size()) - 1))];
         TopologySpec s;
         s.gpu = std::string(gpu.name);
         s.gpus_per_node = per_node[static_cast<std::size_t>(pick(0, 3))];
