@@ -1,6 +1,7 @@
 // Calibration of the network model against published NCCL measurements, and the validation
 // table. Inputs are CSV texts (no file access here): the measurements in the layout of
-// data/measured.csv, and data/nccl_rows.csv, which says for each row which collective, size,
+// data/measured.csv (only nccl_busbw and p2p_bw rows with role calibrate are used), and
+// data/nccl_rows.csv, which says for each row which collective, size,
 // group and topology it describes (those live only in the measurement's notes).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Constants of the network model. prior_network_params() holds sourced starting values;
-// default_network_params() holds the values fitted from data/nccl_measured.csv by
+// default_network_params() holds the values fitted from the nccl_busbw and p2p_bw calibrate rows of models/compute/measurements/measured.csv by
 // calibrate_network() (see data/fitted.csv, which lists the rows behind every value).
 #include "models/network/network.hpp"
 
@@ -41,7 +41,7 @@ NetworkParams prior_network_params() {
     return p;
 }
 
-// Fitted 2026-11-29 from data/nccl_measured.csv; each line names the rows it depends on.
+// Fitted 2026-11-29 from the nccl_busbw and p2p_bw calibrate rows of models/compute/measurements/measured.csv; each line names the rows it depends on.
 NetworkParams default_network_params() {
     NetworkParams p = prior_network_params();
     p.nvlink3_efficiency = 0.739019;  // 9 rows (data/fitted.csv)

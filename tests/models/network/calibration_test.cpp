@@ -35,7 +35,8 @@ bool update_mode() {
 
 const CalibrationData& data() {
     static const CalibrationData d =
-        parse_calibration_data(read(kDir + "data/nccl_measured.csv"), read(kDir + "data/nccl_rows.csv"));
+        parse_calibration_data(read(std::string(RENTSIM_SOURCE_DIR) + "/models/compute/measurements/measured.csv"),
+                               read(kDir + "data/nccl_rows.csv"));
     return d;
 }
 
