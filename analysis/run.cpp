@@ -97,11 +97,8 @@ net::TopologySpec topology_spec(const ClusterSpec& c) {
     t.nodes_per_leaf = c.nodes_per_leaf;
     if (c.inter_node) {
         const auto& n = *c.inter_node;
-        net::Fabric f = net::Fabric::infiniband;
-        if (n.fabric == "roce") f = net::Fabric::roce;
-        else if (n.fabric == "efa") f = net::Fabric::efa;
-        else if (n.fabric == "tcp") f = net::Fabric::tcp;
-        t.inter_node = net::FabricSpec{f, n.gbps_per_gpu, n.latency_us};
+        // The loader accepted only names net::parse_fabric knows.
+        t.inter_node = net::FabricSpec{*net::parse_fabric(n.fabric), n.gbps_per_gpu, n.latency_us};
     }
     return t;
 }
@@ -109,7 +106,6 @@ net::TopologySpec topology_spec(const ClusterSpec& c) {
 namespace {
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
-int w_zero(const Scenario& s) { return s.workload.parallelism.zero; }
 
 // A regime whose GPU waits less than this share of the time is called compute-bound: the
 // first batch of a run alone costs about 1% of a short epoch.
@@ -420,8 +416,8 @@ void run_lifecycle(const Scenario& s, const compute::StepCost& step, int dp, sim
     plan.staging = sim::ceil_seconds(lc.staging_s + r.staging_s);
 
     // Checkpoint: one copy of the weights and the optimizer state, undoing ZeRO sharding.
-    const double weight_shard = w_zero(s) >= 3 ? dp : 1.0;
-    const double state_shard = w_zero(s) >= 1 ? dp : 1.0;
+    const double weight_shard = s.workload.parallelism.zero >= 3 ? dp : 1.0;
+    const double state_shard = s.workload.parallelism.zero >= 1 ? dp : 1.0;
     const double ckpt_bytes = lc.checkpoint_gb > 0 ? lc.checkpoint_gb * 1e9
                                                    : step.memory.weights.value * weight_shard + step.memory.optimizer.value * state_shard;
     out.checkpoint_gb = ckpt_bytes / 1e9;

@@ -1,4 +1,6 @@
 #include "analysis/flow_collectives.hpp"
+
+#include "helpers.hpp"
 #include "models/network/network.hpp"
 
 #include <doctest/doctest.h>
@@ -12,14 +14,7 @@ using rentsim::analysis::FlowJob;
 using rentsim::analysis::simulate_flow_collectives;
 
 namespace {
-Network preset_network(const std::string& name, int gpus, double oversubscription = 1.0, int nodes_per_leaf = 0) {
-    TopologySpec s;
-    s.preset = name;
-    s.gpus = gpus;
-    s.oversubscription = oversubscription;
-    s.nodes_per_leaf = nodes_per_leaf;
-    return Network(build_topology(s));
-}
+using testing::preset_network;
 std::vector<int> range(int from, int to) {
     std::vector<int> v(static_cast<std::size_t>(to - from));
     std::iota(v.begin(), v.end(), from);

@@ -1,5 +1,7 @@
 #include "models/network/network.hpp"
 
+#include "helpers.hpp"
+
 #include "models/compute/gpu.hpp"
 #include "models/network/presets.hpp"
 
@@ -15,14 +17,7 @@ using namespace rentsim;
 using namespace rentsim::net;
 
 namespace {
-Network preset_network(const std::string& name, int gpus, double oversubscription = 1.0, int nodes_per_leaf = 0) {
-    TopologySpec s;
-    s.preset = name;
-    s.gpus = gpus;
-    s.oversubscription = oversubscription;
-    s.nodes_per_leaf = nodes_per_leaf;
-    return Network(build_topology(s));
-}
+using testing::preset_network;
 constexpr std::array<Collective, 6> kOps{Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
                                          Collective::broadcast, Collective::all_to_all, Collective::send_recv};
 }  // namespace
