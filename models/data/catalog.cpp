@@ -1,7 +1,11 @@
+#include "models/data/pipeline.hpp"
+
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
-#include "models/data/pipeline.hpp"
+#include "models/pricing/catalog.hpp"
 
 namespace rentsim::data {
 
@@ -51,19 +55,42 @@ constexpr SampleKind kinds[] = {
      "(assumptions, 2026-11-29)"},
 };
 
-// Instances, from the on-demand us-east-1 rows of the skypilot-catalog (catalogs/v8/aws/vms.csv
-// @00148f2a, Apache-2.0) as copied into models/data/README.md; NVMe drives from the same rows'
-// notes ("8x1 TB NVMe", "900 GB (2x450 GB SSD)", "8x3.84 TB NVMe"); "EBS only" means none.
-constexpr std::string_view catalog_source = "skypilot-catalog catalogs/v8/aws/vms.csv @00148f2a, read 2026-11-29";
-constexpr Instance instance_table[] = {
-    {"aws-p3.2xlarge", "v100-sxm2-16gb", 1, 8, 61, 10, 0, 0, catalog_source},
-    {"aws-p3.8xlarge", "v100-sxm2-16gb", 4, 32, 244, 10, 0, 0, catalog_source},
-    {"aws-p3.16xlarge", "v100-sxm2-16gb", 8, 64, 488, 25, 0, 0, catalog_source},
-    {"aws-p3dn.24xlarge", "v100-sxm2-32gb", 8, 96, 768, 100, 2, 450, catalog_source},
-    {"aws-p4d.24xlarge", "a100-sxm4-40gb", 8, 96, 1152, 400, 8, 1000, catalog_source},
-    {"aws-p4de.24xlarge", "a100-sxm4-80gb", 8, 96, 1152, 400, 8, 1000, catalog_source},
-    {"aws-p5.48xlarge", "h100-sxm5-80gb", 8, 192, 2048, 3200, 8, 3840, catalog_source},
+// Instances: GPU, GPU count, vCPUs, RAM and network line rate come from the price catalog's
+// trusted AWS on-demand row (models/pricing/data/catalog.csv, from skypilot-catalog
+// catalogs/v8/aws/vms.csv @00148f2a); this table adds only the local NVMe drives, read from
+// the same rows' notes ("8x1 TB NVMe", "900 GB (2x450 GB SSD)", "8x3.84 TB NVMe"; "EBS only"
+// means none).
+struct InstanceStorage {
+    std::string_view name;       // the data.instance key
+    std::string_view instance;   // AWS instance name in the price catalog
+    int nvme_drives;
+    double nvme_drive_gb;
 };
+constexpr InstanceStorage instance_storage[] = {
+    {"aws-p3.2xlarge", "p3.2xlarge", 0, 0},
+    {"aws-p3.8xlarge", "p3.8xlarge", 0, 0},
+    {"aws-p3.16xlarge", "p3.16xlarge", 0, 0},
+    {"aws-p3dn.24xlarge", "p3dn.24xlarge", 2, 450},
+    {"aws-p4d.24xlarge", "p4d.24xlarge", 8, 1000},
+    {"aws-p4de.24xlarge", "p4de.24xlarge", 8, 1000},
+    {"aws-p5.48xlarge", "p5.48xlarge", 8, 3840},
+};
+
+const std::vector<Instance>& instance_table() {
+    static const std::vector<Instance> table = [] {
+        std::vector<Instance> out;
+        const auto& catalog = price::shipped_catalog();
+        for (const auto& st : instance_storage) {
+            const price::CatalogRow* row = price::find_price(catalog, "aws", st.instance, "on-demand");
+            if (row == nullptr || row->gpu.empty())
+                throw std::logic_error("instance " + std::string(st.name) + " has no GPU row in the price catalog");
+            out.push_back({st.name, row->gpu, row->gpus_per_instance, static_cast<int>(row->vcpus), row->ram_gb,
+                           row->network_gbps, st.nvme_drives, st.nvme_drive_gb, row->source});
+        }
+        return out;
+    }();
+    return table;
+}
 
 // Sequential read (and write) rate of one instance NVMe drive: 2 GB/s. AWS gives p4d's 8
 // drives "16 GB/s" of read throughput together (p4d launch announcement, 2020-11); the same
@@ -120,10 +147,10 @@ units::BytesPerSecond Instance::nvme_bandwidth() const {
     return units::BytesPerSecond{nvme_drives * nvme_drive_bytes_per_s};
 }
 
-std::span<const Instance> instances() { return instance_table; }
+std::span<const Instance> instances() { return instance_table(); }
 
 const Instance* find_instance(std::string_view name) {
-    for (const auto& i : instance_table)
+    for (const auto& i : instance_table())
         if (i.name == name) return &i;
     return nullptr;
 }

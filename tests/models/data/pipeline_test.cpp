@@ -4,6 +4,7 @@
 
 #include "analysis/csv.hpp"
 #include "models/data/pipeline.hpp"
+#include "models/pricing/catalog.hpp"
 
 using namespace rentsim;
 
@@ -49,11 +50,11 @@ TEST_CASE("instance presets carry the catalog's vCPUs, RAM, network and NVMe") {
 }
 
 namespace {
-std::string data_file(const char* name) { return std::string(RENTSIM_SOURCE_DIR) + "/models/data/measurements/" + name; }
+std::string measured_csv() { return std::string(RENTSIM_SOURCE_DIR) + "/models/compute/measurements/measured.csv"; }
 }  // namespace
 
 TEST_CASE("the ImageNet decode constants are the least-squares line through the shipped decode rows") {
-    const auto t = analysis::read_csv(data_file("dataload.csv"));
+    const auto t = analysis::read_csv(measured_csv());
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const auto& r : t.rows) {
         const auto& id = r.at("id");
@@ -79,20 +80,14 @@ TEST_CASE("the ImageNet decode constants are the least-squares line through the 
         if (r.at("id") == "DAT-002") CHECK(1.0 / k->gpu_decode_s.value == doctest::Approx(*r.number("value")));
 }
 
-TEST_CASE("instance presets agree with the shipped catalog rows") {
-    const auto t = analysis::read_csv(data_file("instances.csv"));
+TEST_CASE("instance presets have NVMe drives exactly where the price catalog's row does") {
+    const auto& catalog = price::shipped_catalog();
     for (const auto& inst : data::instances()) {
-        bool found = false;
-        for (const auto& r : t.rows) {
-            if ("aws-" + r.at("instance") != inst.name) continue;
-            found = true;
-            CHECK(*r.number("gpu_count") == inst.gpus);
-            CHECK(*r.number("vcpus") == inst.vcpus);
-            CHECK(*r.number("ram_gb") == inst.ram_gib);
-            CHECK(*r.number("network_gbps") == inst.network_gbps);
-            const bool ebs_only = r.at("notes").find("EBS only") != std::string::npos;
-            CHECK(ebs_only == (inst.nvme_drives == 0));
-        }
-        CHECK_MESSAGE(found, inst.name);
+        CAPTURE(inst.name);
+        const auto* row = price::find_price(catalog, "aws", inst.name.substr(4), "on-demand");
+        REQUIRE(row != nullptr);
+        CHECK(row->gpus_per_instance == inst.gpus);
+        const bool ebs_only = row->notes.find("EBS only") != std::string::npos;
+        CHECK(ebs_only == (inst.nvme_drives == 0));
     }
 }
