@@ -1,12 +1,9 @@
-# Generates a C++ source that holds the text of data files as raw string literals.
-# Usage: cmake -DOUT=file.cpp -DNAMES=a,b -DFILES=/p/a.json,/p/b.json [-DFUNC=name] -P embed_files.cmake
-# FUNC names the accessor (default shipped_calibration_files), declared in shipped_calibrations.hpp.
+# Generates a C++ source holding the text of data files as raw string literals, behind
+# `std::span<const rentsim::EmbeddedFile> NAMESPACE::FUNC()` (models/embedded.hpp).
+# Usage: cmake -DOUT=file.cpp -DNAMES=a,b -DFILES=/p/a.json,/p/b.json -DFUNC=name -DNAMESPACE=ns -P embed_files.cmake
 # Lists arrive comma-separated: a semicolon would split the command line.
 string(REPLACE "," ";" NAMES "${NAMES}")
 string(REPLACE "," ";" FILES "${FILES}")
-if(NOT FUNC)
-  set(FUNC shipped_calibration_files)
-endif()
 list(LENGTH NAMES n)
 set(body "")
 set(i 0)
@@ -18,14 +15,14 @@ while(i LESS n)
   math(EXPR i "${i} + 1")
 endwhile()
 file(WRITE ${OUT}.tmp "// Generated from data files at build time; do not edit.
-#include \"analysis/shipped_calibrations.hpp\"
+#include \"models/embedded.hpp\"
 
-namespace rentsim::analysis {
+namespace ${NAMESPACE} {
 namespace {
-constexpr EmbeddedFile files[] = {
+constexpr rentsim::EmbeddedFile files[] = {
 ${body}    {\"\", \"\"}};  // sentinel: keeps the array non-empty
 }  // namespace
-std::span<const EmbeddedFile> ${FUNC}() { return {files, std::size(files) - 1}; }
-}  // namespace rentsim::analysis
+std::span<const rentsim::EmbeddedFile> ${FUNC}() { return {files, std::size(files) - 1}; }
+}  // namespace ${NAMESPACE}
 ")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,5 +1,7 @@
 #include "models/pricing/catalog.hpp"
 
+#include "models/pricing/shipped_files.hpp"
+
 #include "models/csv.hpp"
 
 #include <algorithm>
@@ -7,8 +9,6 @@
 #include <stdexcept>
 
 namespace rentsim::price {
-
-std::string_view shipped_catalog_csv();  // generated from data/catalog.csv
 
 namespace {
 
@@ -97,7 +97,7 @@ std::vector<CatalogRow> parse_catalog(std::string_view text) {
 }
 
 const std::vector<CatalogRow>& shipped_catalog() {
-    static const std::vector<CatalogRow> rows = parse_catalog(shipped_catalog_csv());  // immutable after init
+    static const std::vector<CatalogRow> rows = parse_catalog(embedded_text(shipped_pricing_files(), "catalog.csv"));  // immutable after init
     return rows;
 }
 

@@ -1,14 +1,13 @@
 #include "models/pricing/spot_trace.hpp"
 
+#include "models/pricing/shipped_files.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 
 namespace rentsim::price {
-
-std::string_view shipped_bamboo_p3_trace();  // generated from data/spot-trace-bamboo-p3.csv
-std::string_view shipped_gcloud_a100_trace();  // generated from data/spot-trace-gcloud-a100x1-east1b.txt
 
 namespace {
 
@@ -117,8 +116,8 @@ SpotTrace parse_count_trace(std::string_view text, std::string name) {
 std::vector<std::string_view> shipped_trace_names() { return {"bamboo-p3", "gcloud-a100-us-east1b"}; }
 
 SpotTrace shipped_trace(std::string_view name) {
-    if (name == "bamboo-p3") return parse_bamboo_trace(shipped_bamboo_p3_trace(), "bamboo-p3");
-    if (name == "gcloud-a100-us-east1b") return parse_count_trace(shipped_gcloud_a100_trace(), "gcloud-a100-us-east1b");
+    if (name == "bamboo-p3") return parse_bamboo_trace(embedded_text(shipped_pricing_files(), "spot-trace-bamboo-p3.csv"), "bamboo-p3");
+    if (name == "gcloud-a100-us-east1b") return parse_count_trace(embedded_text(shipped_pricing_files(), "spot-trace-gcloud-a100x1-east1b.txt"), "gcloud-a100-us-east1b");
     throw std::invalid_argument("unknown spot trace '" + std::string(name) + "'");
 }
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "analysis/calibrate.hpp"
-#include "analysis/calibration_io.hpp"
+#include "analysis/studies/calibrate.hpp"
+#include "analysis/scenario/calibration_io.hpp"
 
 using namespace rentsim;
 

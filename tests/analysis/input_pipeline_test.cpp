@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/run.hpp"
-#include "analysis/scenario.hpp"
-#include "analysis/trainer.hpp"
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/scenario.hpp"
+#include "analysis/simulate/trainer.hpp"
 #include "sim/link.hpp"
 
 using namespace rentsim;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "analysis/run.hpp"
-#include "analysis/scenario.hpp"
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/scenario.hpp"
 
 using namespace rentsim;
 

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/input_error.hpp"
-#include "analysis/lifecycle.hpp"
-#include "analysis/report.hpp"
-#include "analysis/scenario.hpp"
-#include "analysis/sweep.hpp"
+#include "analysis/scenario/input_error.hpp"
+#include "analysis/simulate/lifecycle.hpp"
+#include "analysis/report/report.hpp"
+#include "analysis/scenario/scenario.hpp"
+#include "analysis/run/sweep.hpp"
 #include "sim/random.hpp"
 
 using namespace rentsim;

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "analysis/input_error.hpp"
-#include "analysis/run.hpp"
-#include "analysis/scenario.hpp"
+#include "analysis/scenario/input_error.hpp"
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/scenario.hpp"
 
 using namespace rentsim;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "analysis/trainer.hpp"
+#include "analysis/simulate/trainer.hpp"
 
 using namespace rentsim;
 using analysis::TrainingPlan;

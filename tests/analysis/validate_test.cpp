@@ -3,8 +3,8 @@
 #include <set>
 #include <string>
 
-#include "analysis/csv.hpp"
-#include "analysis/validate.hpp"
+#include "analysis/scenario/csv.hpp"
+#include "analysis/studies/validate.hpp"
 
 using namespace rentsim;
 

@@ -2,8 +2,8 @@
 // The million-step case is the README's "simulation speed" figure.
 #include <benchmark/benchmark.h>
 
-#include "analysis/run.hpp"
-#include "analysis/scenario.hpp"
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/scenario.hpp"
 
 #include <string>
 

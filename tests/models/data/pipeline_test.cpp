@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "analysis/csv.hpp"
+#include "analysis/scenario/csv.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/pricing/catalog.hpp"
 

@@ -1,4 +1,4 @@
-#include "analysis/flow_collectives.hpp"
+#include "analysis/simulate/flow_collectives.hpp"
 
 #include "helpers.hpp"
 #include "models/network/network.hpp"

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "analysis/run.hpp"
+#include "analysis/run/run.hpp"
 
 namespace rentsim::analysis {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/scenario.hpp"
+#include "analysis/scenario/scenario.hpp"
 #include "models/compute/gpu_model.hpp"
 #include "models/network/network.hpp"
 

@@ -1,4 +1,4 @@
-#include "analysis/lifecycle.hpp"
+#include "analysis/simulate/lifecycle.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/run.hpp"
+#include "analysis/run/run.hpp"
 
 namespace rentsim::analysis {
 

@@ -1,12 +1,12 @@
-#include "analysis/calibrate.hpp"
+#include "analysis/studies/calibrate.hpp"
 
 #include <cmath>
 #include <regex>
 
 #include <Eigen/Dense>
 
-#include "analysis/csv.hpp"
-#include "analysis/input_error.hpp"
+#include "analysis/scenario/csv.hpp"
+#include "analysis/scenario/input_error.hpp"
 #include "models/compute/step.hpp"
 #include "models/workloads/zoo.hpp"
 

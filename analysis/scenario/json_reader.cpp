@@ -1,4 +1,4 @@
-#include "analysis/json_reader.hpp"
+#include "analysis/scenario/json_reader.hpp"
 
 #include <cmath>
 #include <fstream>

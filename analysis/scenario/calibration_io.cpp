@@ -1,10 +1,10 @@
-#include "analysis/calibration_io.hpp"
+#include "analysis/scenario/calibration_io.hpp"
 
 #include <fstream>
 #include <sstream>
 
-#include "analysis/json_reader.hpp"
-#include "analysis/shipped_calibrations.hpp"
+#include "analysis/scenario/json_reader.hpp"
+#include "analysis/scenario/shipped_calibrations.hpp"
 
 namespace rentsim::analysis {
 
@@ -67,9 +67,9 @@ std::string calibration_to_json(const compute::Calibration& c, const std::string
 
 compute::Calibration shipped_calibration(std::string_view gpu) {
     for (const auto& f : shipped_calibration_files())
-        if (f.gpu == gpu) return parse_calibration(std::string(f.text), "models/compute/calibration/" + std::string(f.gpu) + ".json");
+        if (f.name == gpu) return parse_calibration(std::string(f.text), "models/compute/calibration/" + std::string(f.name) + ".json");
     std::string valid;
-    for (const auto& f : shipped_calibration_files()) valid += (valid.empty() ? "" : ", ") + std::string(f.gpu);
+    for (const auto& f : shipped_calibration_files()) valid += (valid.empty() ? "" : ", ") + std::string(f.name);
     throw InputError("", "", "no calibration ships for GPU '" + std::string(gpu) +
                                  "'; run `rentsim calibrate --gpu " + std::string(gpu) +
                                  " MEASUREMENTS.csv` and name the file in cluster.calibration; calibrated: " + valid);
@@ -77,7 +77,7 @@ compute::Calibration shipped_calibration(std::string_view gpu) {
 
 std::vector<std::string_view> shipped_calibration_gpus() {
     std::vector<std::string_view> out;
-    for (const auto& f : shipped_calibration_files()) out.push_back(f.gpu);
+    for (const auto& f : shipped_calibration_files()) out.push_back(f.name);
     return out;
 }
 

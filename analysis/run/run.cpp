@@ -1,4 +1,4 @@
-#include "analysis/run.hpp"
+#include "analysis/run/run.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/calibration_io.hpp"
-#include "analysis/input_error.hpp"
-#include "analysis/lifecycle.hpp"
-#include "analysis/trainer.hpp"
+#include "analysis/scenario/calibration_io.hpp"
+#include "analysis/scenario/input_error.hpp"
+#include "analysis/simulate/lifecycle.hpp"
+#include "analysis/simulate/trainer.hpp"
 #include "models/compute/step.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
@@ -358,7 +358,7 @@ Stats stats_of(std::vector<double> v) {
     return st;
 }
 
-// Simulates the run around the steady steps (see analysis/lifecycle.hpp) and prices it.
+// Simulates the run around the steady steps (see analysis/simulate/lifecycle.hpp) and prices it.
 void run_lifecycle(const Scenario& s, const compute::StepCost& step, int dp, sim::Time steady_total, Result& r) {
     const auto& pr = s.pricing;
     const auto& lc = s.lifecycle;

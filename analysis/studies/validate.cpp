@@ -1,4 +1,4 @@
-#include "analysis/validate.hpp"
+#include "analysis/studies/validate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "analysis/calibrate.hpp"
-#include "analysis/calibration_io.hpp"
-#include "analysis/csv.hpp"
-#include "analysis/input_error.hpp"
-#include "analysis/json_reader.hpp"
-#include "analysis/run.hpp"
-#include "analysis/shipped_calibrations.hpp"
+#include "analysis/studies/calibrate.hpp"
+#include "analysis/scenario/calibration_io.hpp"
+#include "analysis/scenario/csv.hpp"
+#include "analysis/scenario/input_error.hpp"
+#include "analysis/scenario/json_reader.hpp"
+#include "analysis/run/run.hpp"
+#include "analysis/studies/shipped_network_rows.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/network/calibrate_network.hpp"
 #include "models/network/network.hpp"

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/input_error.hpp"
+#include "analysis/scenario/input_error.hpp"
 
 namespace rentsim::analysis {
 

@@ -1,4 +1,4 @@
-#include "analysis/collective.hpp"
+#include "analysis/studies/collective.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,11 +1,11 @@
-#include "analysis/csv.hpp"
+#include "analysis/scenario/csv.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
 
-#include "analysis/input_error.hpp"
+#include "analysis/scenario/input_error.hpp"
 #include "models/csv.hpp"
 
 namespace rentsim::analysis {

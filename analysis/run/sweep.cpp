@@ -1,4 +1,4 @@
-#include "analysis/sweep.hpp"
+#include "analysis/run/sweep.hpp"
 
 #include <atomic>
 #include <exception>

@@ -1,10 +1,10 @@
-#include "analysis/scenario.hpp"
+#include "analysis/scenario/scenario.hpp"
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "analysis/json_reader.hpp"
+#include "analysis/scenario/json_reader.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
 #include "models/pricing/catalog.hpp"

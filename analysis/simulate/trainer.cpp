@@ -1,4 +1,4 @@
-#include "analysis/trainer.hpp"
+#include "analysis/simulate/trainer.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,8 +1,8 @@
-#include "analysis/report.hpp"
+#include "analysis/report/report.hpp"
 
 #include <fmt/format.h>
 
-#include "analysis/json_reader.hpp"
+#include "analysis/scenario/json_reader.hpp"
 
 namespace rentsim::analysis {
 

@@ -1,4 +1,4 @@
-#include "analysis/atomic_file.hpp"
+#include "analysis/report/atomic_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "analysis/input_error.hpp"
+#include "analysis/scenario/input_error.hpp"
 
 namespace rentsim::analysis {
 
