@@ -1,30 +1,33 @@
 // rentsim: the command-line program. It parses arguments, calls the analysis library and
 // turns errors into exit statuses: 0 success, 1 an expectation failed, 2 bad input.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <span>
+#include <stdexcept>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "analysis/report/atomic_file.hpp"
-#include "analysis/studies/calibrate.hpp"
-#include "analysis/scenario/calibration_io.hpp"
-#include "analysis/studies/collective.hpp"
-#include "analysis/run/run.hpp"
-#include "models/network/network.hpp"
-#include "analysis/scenario/input_error.hpp"
 #include "analysis/report/report.hpp"
-#include "analysis/scenario/scenario.hpp"
+#include "analysis/run/run.hpp"
 #include "analysis/run/sweep.hpp"
+#include "analysis/scenario/calibration_io.hpp"
+#include "analysis/scenario/input_error.hpp"
+#include "analysis/scenario/scenario.hpp"
+#include "analysis/studies/breakeven.hpp"
+#include "analysis/studies/calibrate.hpp"
+#include "analysis/studies/collective.hpp"
 #include "analysis/studies/validate.hpp"
 #include "models/compute/gpu.hpp"
-#include "models/names.hpp"
+#include "models/network/network.hpp"
+#include "models/network/topology.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/pricing/catalog.hpp"
+#include "models/registry.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace {
@@ -39,14 +42,13 @@ struct RunOptions {
 };
 
 int run_command(const RunOptions& o) {
-    auto set = analysis::load_scenarios(o.file);
+    const auto set = analysis::load_scenarios(o.file);
     if (o.replications < 0) throw analysis::InputError("--replications", "", "expected a non-negative count");
-    for (auto& p : set.points) {
-        if (o.seed >= 0) p.seed = static_cast<std::uint64_t>(o.seed);
-        p.replications = o.replications;
-    }
+    analysis::RunOptions options;
+    options.replications = o.replications;
+    if (o.seed >= 0) options.seed = static_cast<std::uint64_t>(o.seed);
     const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const auto results = analysis::run_all(set, jobs);
+    const auto results = analysis::run_all(set, jobs, options);
     std::cout << analysis::format_results_text(results);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::results_to_json(results));
     if (!o.csv.empty()) analysis::write_file_atomically(o.csv, analysis::results_to_csv(results));
@@ -78,19 +80,16 @@ int calibrate_command(const CalibrateOptions& o) {
                "step overhead {:.2f} ms\n", c.conv_eff, c.k_fill, c.mem_eff, c.kernel_overhead_s * 1e6,
                c.step_overhead_s * 1e3);
     fmt::print("  {:<28} {:>6} {:>12} {:>12} {:>8}\n", "row", "kind", "measured", "predicted", "error");
-    std::string rows_json = "[";
+    analysis::CalibrationFit fit{rep.rms_log_error, {}};
     for (std::size_t i = 0; i < rep.rows.size(); ++i) {
         const auto& r = rep.rows[i];
         const double err = rep.predicted_s[i] / r.measured_s - 1.0;
         fmt::print("  {:<28} {:>6} {:>12.4g} {:>12.4g} {:>7.1f}%\n", r.id, r.kind, r.measured_s, rep.predicted_s[i],
                    err * 100);
-        rows_json += fmt::format("{}{{\"id\": \"{}\", \"measured_s\": {}, \"predicted_s\": {}}}", i ? ", " : "", r.id,
-                                 r.measured_s, rep.predicted_s[i]);
+        fit.rows.push_back({r.id, r.measured_s, rep.predicted_s[i]});
     }
-    rows_json += "]";
     for (const auto& s : rep.skipped) fmt::print("  skipped {}\n", s);
-    const std::string extra = fmt::format("{{\"rms_log_error\": {}, \"rows\": {}}}", rep.rms_log_error, rows_json);
-    const std::string json = analysis::calibration_to_json(c, extra);
+    const std::string json = analysis::calibration_to_json(c, fit);
     if (o.out.empty()) std::cout << json;
     else analysis::write_file_atomically(o.out, json);
     return 0;
@@ -102,23 +101,17 @@ struct CollectiveOptions {
 };
 
 int collective_command(const CollectiveOptions& o) {
-    const auto op = net::parse_collective(o.op);
-    if (!op) throw analysis::InputError("--op", "", "unknown collective '" + o.op +
-                                        "'; valid: all-reduce, reduce-scatter, all-gather, broadcast, all-to-all, send-recv");
-    net::Algorithm algo = net::Algorithm::automatic;
-    if (o.algorithm != "auto") {
-        auto a = net::parse_algorithm(o.algorithm);
-        if (!a) throw analysis::InputError("--algorithm", "", "unknown algorithm '" + o.algorithm +
-                                           "'; valid: auto, ring, tree, hierarchical, direct, nvls");
-        algo = *a;
-    }
+    const auto* op = net::collective_registry().find(o.op);
+    if (!op) throw analysis::InputError("--op", "", net::collective_registry().unknown_message(o.op));
+    const auto* algo = net::algorithm_registry().find(o.algorithm);
+    if (!algo) throw analysis::InputError("--algorithm", "", net::algorithm_registry().unknown_message(o.algorithm));
     if (o.topology.empty() == o.scenario.empty())
         throw analysis::InputError("", "", "give exactly one of --topology PRESET and --scenario FILE");
     net::TopologySpec spec;
     std::string name = o.topology;
     if (!o.scenario.empty()) {
         const auto set = analysis::load_scenarios(o.scenario);
-        spec = analysis::topology_spec(set.points.front().cluster);
+        spec = set.points.front().cluster.topology;
         name = o.scenario;
     } else {
         spec.preset = o.topology;
@@ -134,7 +127,7 @@ int collective_command(const CollectiveOptions& o) {
     net::Network network{net::build_topology(spec)};
     if (network.topology().gpus() < spec.gpus)
         throw analysis::InputError("--gpus", "", "the topology holds fewer GPUs than asked for");
-    const auto rows = analysis::collective_rows(network, *op, sizes, spec.gpus, algo);
+    const auto rows = analysis::collective_rows(network, *op, sizes, spec.gpus, *algo);
     std::cout << analysis::format_nccl_tests(rows, name);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::collective_rows_json(rows));
     return 0;
@@ -152,83 +145,66 @@ int validate_command(const ValidateOptions& o) {
 }
 
 struct BreakevenOptions {
-    std::string provider, instance, plan, region;
-    bool allow_flagged = false;
+    analysis::BreakevenQuery query;
     double purchase_usd = 0, depreciation_years = 4, power_kw = 0, pue = 1.0, usd_per_kwh = 0, ops_usd_per_year = 0;
 };
 
-std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
-
-// Hours of use per month above which a commitment (billed every hour of the month) or owning
-// the hardware beats on-demand.
-int breakeven_command(const BreakevenOptions& o) {
-    const auto& cat = price::shipped_catalog();
-    const auto providers = price::catalog_providers(cat);
-    const auto check = [](const std::string& opt, const std::string& what, const std::string& name,
-                          const std::vector<std::string>& valid) {
-        if (std::find(valid.begin(), valid.end(), name) == valid.end())
-            throw analysis::InputError(opt, "", unknown_name_message(what, name, views(valid)));
-    };
-    check("--provider", "provider", o.provider, providers);
-    check("--instance", o.provider + " instance", o.instance, price::catalog_instances(cat, o.provider));
-    const auto plans = price::catalog_plans(cat, o.provider, o.instance);
-    if (!o.plan.empty()) check("--plan", o.instance + " plan", o.plan, plans);
-    const auto* od = price::find_price(cat, o.provider, o.instance, "on-demand", o.region);
-    if (!od) throw analysis::InputError("--instance", "", "no on-demand price for " + o.provider + " " + o.instance +
-                                        (o.region.empty() ? "" : " in " + o.region));
-    if (!od->flag.empty() && !o.allow_flagged)
-        throw analysis::InputError("--instance", "", "the on-demand price is flagged: " + od->flag + "; pass --allow-flagged to use it");
-    const double od_hour = od->usd_per_instance_hour();
-    fmt::print("{} {} ({} x {}), {}: on-demand ${:.4f}/h per instance ({})\n", o.provider, o.instance,
-               od->gpus_per_instance, od->gpu_label, od->region, od_hour, od->source);
-    fmt::print("{:<44} {:>12} {:>14} {:>22}\n", "plan", "$/h", "$/month fixed", "breakeven h/month");
-    const auto row = [](const std::string& name, const std::string& rate, double fixed, double hours) {
-        const std::string h = std::isinf(hours) ? std::string("never") :
-                              hours > price::hours_per_month ? fmt::format("{:.0f} (> 730: never)", hours)
-                                                              : fmt::format("{:.0f} ({:.0f}%)", hours, 100 * hours / price::hours_per_month);
-        fmt::print("{:<44} {:>12} {:>14.0f} {:>22}\n", name, rate, fixed, h);
-    };
-    for (const auto& plan : plans) {
-        if (plan == "on-demand" || plan == "spot" || plan == "preemptible") continue;
-        if (!o.plan.empty() && plan != o.plan) continue;
-        const auto* r = price::find_price(cat, o.provider, o.instance, plan, od->region);
-        if (!r) continue;
-        if (!r->flag.empty() && !o.allow_flagged) {
-            fmt::print("{:<44} skipped: {}\n", plan, r->flag);
-            continue;
-        }
-        const double fixed = r->usd_per_instance_hour() * price::hours_per_month;
-        row(plan, fmt::format("{:.4f}", r->usd_per_instance_hour()), fixed,
-            price::breakeven_hours_per_month(units::usd_per_hour(od_hour), units::usd(fixed)));
-    }
-    if (o.purchase_usd > 0) {
-        const price::Ownership own{o.purchase_usd, o.depreciation_years, o.power_kw, o.pue, o.usd_per_kwh, o.ops_usd_per_year};
-        const double fixed = own.fixed_rate().value * 3600.0 * price::hours_per_month;
-        row("self-owned", fmt::format("{:.4f}+pwr", own.fixed_rate().value * 3600.0), fixed,
-            price::breakeven_hours_per_month(units::usd_per_hour(od_hour), units::usd(fixed), own.running_rate()));
-    }
+int breakeven_command(BreakevenOptions o) {
+    if (o.purchase_usd > 0)
+        o.query.ownership = price::Ownership{o.purchase_usd, o.depreciation_years, o.power_kw,
+                                             o.pue,          o.usd_per_kwh,        o.ops_usd_per_year};
+    std::cout << analysis::format_breakeven(analysis::breakeven(o.query));
     return 0;
 }
 
-int help_command(const std::string& topic) {
-    if (topic == "gpus") {
-        for (const auto& g : compute::gpu_catalog()) fmt::print("{:<16} {}\n", g.name, g.description);
-    } else if (topic == "topologies") {
-        for (const auto& t : net::topology_presets()) fmt::print("{:<12} {}\n", t.name, t.description);
-    } else if (topic == "instances") {
-        const auto& cat = price::shipped_catalog();
-        for (const auto& provider : price::catalog_providers(cat))
-            for (const auto& instance : price::catalog_instances(cat, provider)) {
-                const auto* od = price::find_price(cat, provider, instance, price::catalog_plans(cat, provider, instance).front());
-                std::string plans;
-                for (const auto& p : price::catalog_plans(cat, provider, instance)) plans += (plans.empty() ? "" : ", ") + p;
-                fmt::print("{:<10} {:<40} {:>2} x {:<16} {}\n", provider, instance, od->gpus_per_instance,
-                           od->gpu.empty() ? od->gpu_label : od->gpu, plans);
-            }
-    } else if (topic == "models") {
-        for (const auto& m : work::model_names()) fmt::print("{:<12} {}\n", m.name, m.description);
-    }
+void list_gpus() {
+    for (const auto& g : compute::gpu_registry().entries()) fmt::print("{:<16} {}\n", g.name, g.description);
+}
+
+void list_models() {
+    for (const auto& m : work::model_registry().entries()) fmt::print("{:<12} {}\n", m.name, m.description);
+}
+
+void list_topologies() {
+    for (const auto& t : net::topology_registry().entries()) fmt::print("{:<12} {}\n", t.name, t.description);
+}
+
+// The price catalog's instances with their GPUs and plans (not a registry: the catalog's own order).
+void list_instances() {
+    const auto& cat = price::shipped_catalog();
+    for (const auto& provider : price::catalog_providers(cat))
+        for (const auto& instance : price::catalog_instances(cat, provider)) {
+            const auto plans = price::catalog_plans(cat, provider, instance);
+            const auto* row = price::find_price(cat, provider, instance, plans.front());
+            std::string joined;
+            for (const auto& p : plans) joined += (joined.empty() ? "" : ", ") + p;
+            fmt::print("{:<10} {:<40} {:>2} x {:<16} {}\n", provider, instance, row->gpus_per_instance,
+                       row->gpu.empty() ? row->gpu_label : row->gpu, joined);
+        }
+}
+
+// What `rentsim list` can list.
+const Registry<void (*)()>& list_registry() {
+    static const Registry<void (*)()> registry{
+        "list topic",
+        {{"gpus", list_gpus, "the GPU catalog"},
+         {"models", list_models, "the model zoo: builders and GPT presets"},
+         {"topologies", list_topologies, "the node presets of the network model"},
+         {"instances", list_instances, "the price catalog's instances with their plans"}}};
+    return registry;
+}
+
+int list_command(const std::string& what) {
+    const auto* list = list_registry().find(what);
+    if (!list) throw std::invalid_argument(list_registry().unknown_message(what));
+    (*list)();
     return 0;
+}
+
+std::string joined_names(std::span<const std::string_view> names) {
+    std::string out;
+    for (auto n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+    return out;
 }
 
 }  // namespace
@@ -263,12 +239,14 @@ int main(int argc, char** argv) {
 
     CollectiveOptions col;
     auto* col_cmd = app.add_subcommand("collective", "estimate one collective over a range of sizes, nccl-tests style");
-    col_cmd->add_option("--op", col.op, "all-reduce, reduce-scatter, all-gather, broadcast, all-to-all, send-recv");
+    const std::string op_help = joined_names(net::collective_registry().names());
+    const std::string algorithm_help = joined_names(net::algorithm_registry().names()) + " (auto: as NCCL chooses)";
+    col_cmd->add_option("--op", col.op, op_help);
     col_cmd->add_option("--size", col.size, "a size (1GiB) or a range MIN:MAX[:FACTOR] (default 8:1GiB)");
     col_cmd->add_option("--gpus", col.gpus, "GPUs in the group (default: the scenario's)");
     col_cmd->add_option("--topology", col.topology, "topology preset, see `rentsim list topologies`");
     col_cmd->add_option("--scenario", col.scenario, "take the cluster of this scenario file");
-    col_cmd->add_option("--algorithm", col.algorithm, "auto (as NCCL chooses), ring, tree, hierarchical, direct, nvls");
+    col_cmd->add_option("--algorithm", col.algorithm, algorithm_help);
     col_cmd->add_option("--out", col.out, "write the rows as JSON");
 
     ValidateOptions val;
@@ -278,11 +256,11 @@ int main(int argc, char** argv) {
     val_cmd->add_option("--out", val.out, "write rows and summary as JSON");
     BreakevenOptions be;
     auto* be_cmd = app.add_subcommand("breakeven", "hours of use per month above which reserving or buying beats on-demand");
-    be_cmd->add_option("--provider", be.provider, "catalog provider (aws, gcp, ...)")->required();
-    be_cmd->add_option("--instance", be.instance, "catalog instance (p4de.24xlarge, ...)")->required();
-    be_cmd->add_option("--plan", be.plan, "one committed plan (default: every one in the catalog)");
-    be_cmd->add_option("--region", be.region, "catalog region (default: the first trusted row)");
-    be_cmd->add_flag("--allow-flagged", be.allow_flagged, "use catalog rows flagged as doubtful");
+    be_cmd->add_option("--provider", be.query.provider, "catalog provider (aws, gcp, ...)")->required();
+    be_cmd->add_option("--instance", be.query.instance, "catalog instance (p4de.24xlarge, ...)")->required();
+    be_cmd->add_option("--plan", be.query.plan, "one committed plan (default: every one in the catalog)");
+    be_cmd->add_option("--region", be.query.region, "catalog region (default: the first trusted row)");
+    be_cmd->add_flag("--allow-flagged", be.query.allow_flagged, "use catalog rows flagged as doubtful");
     be_cmd->add_option("--purchase-usd", be.purchase_usd, "self-owned: purchase price of one instance, USD");
     be_cmd->add_option("--depreciation-years", be.depreciation_years, "self-owned: depreciation period (default 4)");
     be_cmd->add_option("--power-kw", be.power_kw, "self-owned: power of one instance at load, kW");
@@ -291,10 +269,9 @@ int main(int argc, char** argv) {
     be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year, "self-owned: operations per instance and year");
 
     std::string topic;
-    auto* help_cmd = app.add_subcommand("list", "list registry names: gpus, models, topologies, instances");
-    help_cmd->add_option("what", topic, "gpus, models, topologies or instances (the price catalog)")
-        ->required()
-        ->check(CLI::IsMember({"gpus", "models", "topologies", "instances"}));
+    const std::string topics = joined_names(list_registry().names());
+    auto* list_cmd = app.add_subcommand("list", "list registry names: " + topics);
+    list_cmd->add_option("what", topic, topics)->required();
 
     try {
         app.parse(argc, argv);
@@ -305,7 +282,7 @@ int main(int argc, char** argv) {
     try {
         if (*run_cmd) return run_command(run);
         if (*sweep_cmd) return run_command(sweep);
-        if (*help_cmd) return help_command(topic);
+        if (*list_cmd) return list_command(topic);
         if (*cal_cmd) return calibrate_command(cal);
         if (*col_cmd) return collective_command(col);
         if (*val_cmd) return validate_command(val);

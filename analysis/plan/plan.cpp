@@ -1,0 +1,455 @@
+#include "analysis/plan/plan.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "models/compute/gpu_model.hpp"
+#include "models/data/pipeline.hpp"
+#include "models/pricing/billing.hpp"
+
+namespace rentsim::analysis {
+
+namespace {
+
+// PyTorch DistributedDataParallel's gradient buckets: 25 MiB (`bucket_cap_mb`), and a first
+// bucket of 1 MiB (`_DEFAULT_FIRST_BUCKET_BYTES`) so that communication starts early.
+constexpr double ddp_first_bucket_bytes = 1.0 * 1024 * 1024;
+
+sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
+
+// Fills the trainer plan's input pipeline from the scenario's `data` block, for `gpus` GPUs
+// of which `dp` replicas read distinct batches.
+InputPlan plan_input(const Scenario& s, int gpus, int micro, int dp, TrainingPlan& plan) {
+    const DataSpec& d = s.data;
+    InputPlan in;
+    if (s.workload.dataset_samples > 0)
+        plan.epoch_batches = static_cast<std::int64_t>(std::ceil(s.workload.dataset_samples / (dp * micro) - 1e-9));
+    if (d.workers_per_gpu <= 0) return in;
+    plan.workers = d.workers_per_gpu;
+    plan.prefetch_factor = d.prefetch_factor;
+    if (!d.sample_kind) {
+        plan.batch_build = ns(units::seconds(micro / d.samples_per_s_per_worker));
+        in.cpu_s = 1.0 / d.samples_per_s_per_worker;
+        return in;
+    }
+
+    // Storage-backed pipeline.
+    const data::SampleKind& kind = *d.sample_kind;
+    const data::Instance* inst = d.instance;
+    const int node_gpus = std::min(gpus, s.cluster.gpus_per_node);
+    in.sample_bytes = d.sample_bytes ? d.sample_bytes : kind.stored_bytes.value;
+    in.tensor_bytes = d.gpu_decode ? in.sample_bytes : kind.tensor_bytes.value * (in.sample_bytes / kind.stored_bytes.value);
+    in.cpu_s = d.samples_per_s_per_worker ? 1.0 / d.samples_per_s_per_worker : kind.cpu_s_per_sample(d.gpu_decode).value;
+    plan.batch_build = ns(units::seconds(micro * in.cpu_s));
+    if (d.gpu_decode) {
+        const sim::Time decode = ns(units::seconds(micro * kind.gpu_decode_s.value));
+        plan.micro_fwd_bwd += decode;
+        plan.last_fwd += decode;
+    }
+    const int vcpus = d.vcpus ? d.vcpus : inst ? inst->vcpus : 0;
+    in.cores = vcpus ? std::max(1, vcpus / node_gpus) : 0;
+    const double ram_gib = d.host_ram_gib ? d.host_ram_gib : inst ? inst->ram_gib : 0.0;
+    const double ingress_gbps = d.ingress_gbps ? d.ingress_gbps : inst ? inst->network_gbps : 0.0;
+
+    auto& st = plan.stages;
+    st.enabled = true;
+    st.cpu_cores = in.cores ? in.cores : plan.workers;
+    in.pcie_bps = compute::pcie_bandwidth(*s.cluster.gpu).value;
+    st.h2d_bytes = micro * in.tensor_bytes;
+    st.h2d_bytes_per_s = in.pcie_bps;
+    if (d.source) {
+        const auto source_of = [&](const SourceSpec& spec) {
+            data::Source src = data::default_source(spec.kind);
+            if (spec.kind == data::SourceKind::local_nvme && inst && inst->nvme_drives) src.bandwidth = inst->nvme_bandwidth();
+            if (spec.gbps) src.bandwidth = units::gbits_per_s(spec.gbps);
+            if (spec.latency_ms >= 0) src.latency = units::seconds(spec.latency_ms * 1e-3);
+            if (spec.max_concurrency) src.max_concurrency = spec.max_concurrency;
+            return src;
+        };
+        data::Source src = source_of(*d.source);
+        const double dataset = d.dataset_bytes ? d.dataset_bytes : s.workload.dataset_samples * in.sample_bytes;
+        units::BytesPerSecond ingress = units::gbits_per_s(ingress_gbps);
+        const bool staged = d.staging == Staging::copy_to_nvme;
+        if (staged) {
+            in.staging = data::staging_time(units::bytes(dataset), src, ingress, inst->nvme_bandwidth());
+            src = source_of(SourceSpec{data::SourceKind::local_nvme, 0, -1, 0, 0});
+        }
+        // Local drives are inside the node: no ingress link on their path.
+        if (src.kind == data::SourceKind::local_nvme) ingress = {};
+        const double cache = ram_gib * units::gib(1).value * data::page_cache_fraction();
+        const double hit = plan.epoch_batches > 0 ? data::warm_hit_fraction(units::bytes(dataset), units::bytes(cache)) : 0.0;
+        in.miss = plan.epoch_batches > 0 && s.workload.epochs > 1 ? 1.0 - hit : 1.0;
+        st.cold_bytes = micro * in.sample_bytes;
+        st.warm_bytes = st.cold_bytes * (1.0 - hit);
+        // A worker issues its requests one after another: one per sample, or one per
+        // `request_bytes` when samples are packed into larger objects (shards).
+        const double requests_per_sample =
+            d.source->request_bytes && !staged ? in.sample_bytes / d.source->request_bytes : 1.0;
+        const double latency_per_sample = src.latency.value * requests_per_sample;
+        st.cold_latency = ns(units::seconds(micro * latency_per_sample));
+        st.warm_latency = ns(units::seconds(micro * latency_per_sample * (1.0 - hit)));
+        in.cold_latency_s = latency_per_sample;
+        in.latency_s = latency_per_sample * in.miss;
+        in.source_bps = src.bandwidth.value / node_gpus;
+        in.ingress_bps = ingress.value / node_gpus;
+        in.slots = std::max(1, src.max_concurrency / node_gpus);
+        st.source_bytes_per_s = in.source_bps;
+        st.ingress_bytes_per_s = in.ingress_bps;
+        st.source_slots = in.slots;
+    } else {
+        st.source_bytes_per_s = 1.0;  // no link is used: batches start in host memory
+    }
+    return in;
+}
+
+}  // namespace
+
+std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
+                                         const std::vector<units::Seconds>& bwd, int stages) {
+    const std::size_t n = fwd.size(), k = static_cast<std::size_t>(stages);
+    std::vector<double> t(n);
+    double lo = 0, hi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        t[i] = (fwd[i] + bwd[i]).value;
+        lo = std::max(lo, t[i]);
+        hi += t[i];
+    }
+    // Greedy fill under `limit`, leaving at least one layer for every later stage.
+    const auto fill = [&](double limit, std::vector<std::size_t>* out) {
+        std::size_t i = 0;
+        for (std::size_t c = 0; c < k; ++c) {
+            if (out) out->push_back(i);
+            double sum = 0;
+            const std::size_t last = n - (k - 1 - c);  // exclusive bound keeping one layer per later stage
+            if (i >= last) return false;
+            sum += t[i++];
+            while (i < last && sum + t[i] <= limit) sum += t[i++];
+            if (c + 1 == k && i < n) return false;
+        }
+        if (out) out->push_back(n);
+        return true;
+    };
+    if (k == 1) return {0, n};
+    // Binary search on the largest stage's time with the greedy fill.
+    for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        if (fill(mid, nullptr)) hi = mid;
+        else lo = mid;
+    }
+    std::vector<std::size_t> bounds;
+    if (!fill(hi * (1 + 1e-12), &bounds)) {  // rounding: fall back to a limit that always fits
+        bounds.clear();
+        fill(std::numeric_limits<double>::infinity(), &bounds);
+    }
+    return bounds;
+}
+
+net::Network cluster_network(const Scenario& s) { return net::Network(net::build_topology(s.cluster.topology)); }
+
+net::Network cluster_network(const Scenario& s, int gpus) {
+    net::TopologySpec t = s.cluster.topology;
+    t.gpus = gpus;
+    return net::Network(net::build_topology(t));
+}
+
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
+    const auto& w = s.workload;
+    const auto& par = w.parallelism;
+    const compute::GpuSpec& gpu_spec = *s.cluster.gpu;
+    const compute::GpuModel gpu(gpu_spec, s.cluster.calibration);
+    const work::Workload& model = w.graph;
+
+    StepPlan r;
+    r.gpus = gpus;
+    const int dp = gpus / (par.tp * par.pp);
+    r.tp = par.tp;
+    r.pp = par.pp;
+    r.dp = dp;
+
+    // Batch layout: samples per optimizer step, micro-batch, gradient accumulation.
+    int micro = 0, micro_steps = 0;
+    if (w.batch_per_gpu) {
+        micro = w.micro_batch ? w.micro_batch : w.batch_per_gpu;
+        micro_steps = w.batch_per_gpu / micro;
+        r.global_batch = w.batch_per_gpu * dp;
+    } else {
+        micro = w.micro_batch;
+        micro_steps = w.global_batch / (dp * micro);
+        r.global_batch = w.global_batch;
+    }
+    r.micro_batch = micro;
+    r.micro_steps = micro_steps;
+    r.iterations = static_cast<std::int64_t>(std::ceil(w.samples / r.global_batch - 1e-9));
+
+    compute::StepConfig cfg;
+    cfg.micro_batch = micro;
+    cfg.precision = w.precision;
+    cfg.tp = par.tp;
+    cfg.sequence_parallel = par.sequence_parallel;
+    cfg.dp = dp;
+    cfg.zero = par.zero;
+    cfg.fused_elementwise = w.fused_elementwise;
+    cfg.recompute = par.recompute;
+    r.step = compute::plan_step(model, gpu, cfg);
+    const compute::StepCost& step = r.step;
+
+    const net::Algorithm algorithm = s.cluster.collective_algorithm;
+    // Megatron's rank order: tensor-parallel ranks adjacent (inside a node when tp <= GPUs per
+    // node), then data-parallel, then pipeline stages.
+    std::vector<int> dp_ranks;
+    for (int i = 0; i < dp; ++i) dp_ranks.push_back(i * par.tp);
+    const auto dp_collective = [&](net::Collective op, double bytes) {
+        if (dp <= 1 || bytes <= 0) return net::CollectiveEstimate{};
+        return par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
+                          : network.collective(op, units::Bytes{bytes}, dp, algorithm);
+    };
+
+    // Per layer, one micro-batch: compute plus the tensor-parallel collectives on the critical path.
+    const std::size_t n_layers = step.layers.size();
+    std::vector<units::Seconds> fwd(n_layers), bwd(n_layers), tp_comm(n_layers);
+    double cached_bytes = -1;
+    units::Seconds cached_time{};
+    for (std::size_t i = 0; i < n_layers; ++i) {
+        const auto& l = step.layers[i];
+        fwd[i] = l.fwd;
+        bwd[i] = l.bwd;
+        if (par.tp <= 1 || l.tp_fwd_collectives + l.tp_bwd_collectives == 0) continue;
+        if (l.tp_collective_bytes.value != cached_bytes) {
+            cached_bytes = l.tp_collective_bytes.value;
+            if (cfg.sequence_parallel)
+                cached_time = network.collective(net::Collective::all_gather, l.tp_collective_bytes, par.tp).time +
+                              network.collective(net::Collective::reduce_scatter, l.tp_collective_bytes, par.tp).time;
+            else
+                cached_time = network.collective(net::Collective::all_reduce, l.tp_collective_bytes, par.tp).time;
+        }
+        const units::Seconds f = cached_time * l.tp_fwd_collectives, b = cached_time * l.tp_bwd_collectives;
+        fwd[i] += f;
+        bwd[i] += b;
+        tp_comm[i] = f + b;
+    }
+
+    // Pipeline stages: contiguous layers, balanced by time (the smallest largest stage).
+    const int stages = par.pp * par.virtual_stages;
+    std::vector<std::size_t> bounds = balanced_stages(fwd, bwd, stages);  // stage c: [bounds[c], bounds[c+1])
+    // A GPU holds chunks p, p + pp, ... (interleaved schedule); the critical one is the slowest.
+    int slow = 0;
+    units::Seconds slot{}, slow_fwd{};
+    double stage_params_max = 0;
+    for (int g = 0; g < par.pp; ++g) {
+        units::Seconds f{}, t{};
+        double params = 0;
+        for (int c = g; c < stages; c += par.pp)
+            for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i) {
+                f += fwd[i];
+                t += fwd[i] + bwd[i];
+                params += step.layers[i].params;
+            }
+        stage_params_max = std::max(stage_params_max, params);
+        if (t > slot) {
+            slot = t;
+            slow_fwd = f;
+            slow = g;
+        }
+    }
+    // Activations and gradients cross each stage boundary once per chunk and micro-batch.
+    units::Seconds p2p{};
+    if (par.pp > 1) {
+        const std::array<int, 2> pair{0, par.tp * dp};
+        p2p = network.collective(net::Collective::send_recv, step.layers.front().boundary_bytes, pair).time *
+              par.virtual_stages;
+    }
+    units::Seconds micro_comm{}, slow_tp{};
+    for (int c = slow; c < stages; c += par.pp)
+        for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i)
+            slow_tp += tp_comm[i];
+    micro_comm = slow_tp + p2p * 2.0;
+    if (stages == 1) {
+        // One stage: the step's own sums, so that data-parallel runs keep their exact times.
+        slot = step.fwd + step.bwd + slow_tp;
+        slow_fwd = step.fwd;
+        for (std::size_t i = 0; i < n_layers; ++i) slow_fwd += fwd[i] - step.layers[i].fwd;
+    }
+
+    // ZeRO-3 (FSDP) gathers each layer's parameters before its forward, prefetching behind
+    // the previous layer's compute: only what forward cannot hide is exposed.
+    const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
+    const double stage_params = par.pp > 1 ? stage_params_max : step.params;
+    units::Seconds gather_exposed{};
+    if (par.zero >= 3 && dp > 1) {
+        const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
+        if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
+    }
+    micro_comm += gather_exposed;
+    // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
+    // parameter gather forward could not hide.
+    const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed;
+
+    const double ddp_bucket_bytes = w.bucket.value;
+    const double grad_elem = compute::is_mixed(w.precision) ? 2.0 : 4.0;
+    TrainingPlan& plan = r.training;
+    plan.iterations = r.iterations;
+    plan.micro_steps = micro_steps;
+    plan.micro_fwd_bwd = ns(slot_time);
+    plan.last_fwd = ns(slow_fwd + p2p + gather_exposed);  // the gradient's receive opens the first bucket
+    plan.micro_comm = ns(micro_comm);
+    // Fill and drain: (pp - 1) / v stage slots (Narayanan et al. 2021, Sec. 2.2), the same for
+    // GPipe and 1F1B.
+    if (par.pp > 1) plan.pipeline_bubble = ns(slot_time * (static_cast<double>(par.pp - 1) / par.virtual_stages));
+    plan.optimizer = ns(step.optimizer * (stage_params / step.params));
+    plan.step_overhead = ns(units::seconds(gpu.calibration().step_overhead_s));
+
+    // Gradient buckets in the order backward produces them (last layer first); ZeRO-2/3
+    // reduce-scatter gradients instead of all-reducing them, ZeRO-3 gathers parameters again
+    // for backward.
+    const net::Collective grad_op = par.zero >= 2 ? net::Collective::reduce_scatter : net::Collective::all_reduce;
+    double bucket_bytes = 0, bucket_params = 0;
+    units::Seconds bucket_time = p2p;  // the gradient received from the next stage
+    double cap = std::min(ddp_first_bucket_bytes, ddp_bucket_bytes);
+    double largest_bucket = 0;
+    const auto close_bucket = [&] {
+        plan.bucket_bwd.push_back(ns(bucket_time));
+        units::Seconds comm{};
+        if (dp > 1 && bucket_bytes > 0) {
+            const auto est = dp_collective(grad_op, bucket_bytes);
+            comm = est.time;
+            if (par.zero >= 3) comm += dp_collective(net::Collective::all_gather, bucket_params * weight_b).time;
+            if (bucket_bytes >= largest_bucket) {
+                largest_bucket = bucket_bytes;
+                r.allreduce_busbw_gbps = est.busbw_gbps;
+            }
+        }
+        plan.bucket_comm.push_back(ns(comm));
+        bucket_bytes = 0;
+        bucket_params = 0;
+        bucket_time = {};
+        cap = ddp_bucket_bytes;
+    };
+    for (int c = stages - par.pp + slow; c >= 0; c -= par.pp) {
+        const auto lo = bounds[static_cast<std::size_t>(c)], hi = bounds[static_cast<std::size_t>(c) + 1];
+        for (auto i = hi; i-- > lo;) {
+            bucket_time += bwd[i];
+            bucket_bytes += step.layers[i].params * grad_elem;
+            bucket_params += step.layers[i].params;
+            if (bucket_bytes >= cap) close_bucket();
+        }
+    }
+    if (bucket_bytes > 0 || plan.bucket_bwd.empty() || bucket_time.value > 0) close_bucket();
+    // ZeRO-1/2: every rank updates its shard, then the updated parameters are all-gathered.
+    if ((par.zero == 1 || par.zero == 2) && dp > 1) {
+        plan.bucket_bwd.push_back(0);
+        plan.bucket_comm.push_back(ns(dp_collective(net::Collective::all_gather, stage_params * weight_b).time));
+    }
+    r.input = plan_input(s, gpus, micro, dp, plan);
+
+    // Memory of the largest stage. Activations: one micro-batch of the whole model, split
+    // among stages, times the micro-batches a stage holds at once (Korthikanti et al. 2022,
+    // Sec. 4.2.3): GPipe all m, 1F1B the first stage's pp (of pp stages' worth of layers),
+    // interleaved 1F1B 1 + (pp - 1) / (pp v) times more.
+    compute::MemoryUse mem = step.memory;
+    if (par.pp > 1) {
+        const double share = stage_params / step.params;
+        mem.weights = mem.weights * share;
+        mem.gradients = mem.gradients * share;
+        mem.optimizer = mem.optimizer * share;
+        const double pp = par.pp, m = micro_steps, v = par.virtual_stages;
+        const double in_flight = par.schedule == Schedule::gpipe
+                                     ? m / pp
+                                     : std::min(m, pp) / pp * (v > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0);
+        mem.activations = mem.activations * in_flight;
+    }
+    r.memory = mem;
+    r.memory_per_gpu_gib = mem.total().value / units::gib(1).value;
+    r.fits = r.memory_per_gpu_gib <= gpu_spec.memory_gib;
+    return r;
+}
+
+JobPlan plan_job(const Scenario& s, const net::Network& network) {
+    JobPlan job;
+    job.step = plan_step(s, s.cluster.gpus, network);
+    for (const auto& st : s.elastic.schedule) job.elastic.push_back(plan_step(s, st.gpus, cluster_network(s, st.gpus)));
+
+    const auto& pr = s.pricing;
+    const auto& lc = s.lifecycle;
+    LifecyclePlan& plan = job.lifecycle;
+    plan.bill = price::OnDemand{units::usd_per_hour(pr.usd_per_gpu_hour), pr.billing_increment, pr.minimum_billed,
+                                pr.gpus_per_instance};
+    plan.billing = pr.kind == PlanKind::owned       ? Billing::owned
+                   : pr.kind == PlanKind::committed ? Billing::committed
+                                                    : Billing::on_demand;
+    if (pr.ownership) {
+        const auto& o = *pr.ownership;
+        plan.owned = price::Ownership{o.purchase_usd, o.depreciation_years, o.power_kw, o.pue, o.usd_per_kwh,
+                                      o.operations_usd_per_year};
+    }
+    // Elastic schedule: each phase's speed is set once its step has been simulated.
+    if (s.elastic.schedule.empty()) {
+        plan.phases.push_back({0, s.cluster.gpus, 1.0});
+    } else {
+        for (const auto& st : s.elastic.schedule)
+            plan.phases.push_back({sim::ceil_seconds(st.from_h * 3600.0), st.gpus, 1.0});
+        plan.repeat = sim::ceil_seconds(s.elastic.repeat_h * 3600.0);
+    }
+    plan.provisioning = sim::ceil_seconds(lc.provisioning.value);
+    // Dataset staging (data.staging) and any staging the lifecycle names are billed alike.
+    plan.staging = sim::ceil_seconds(lc.staging.value + job.step.input.staging.value);
+
+    // Checkpoint: one copy of the weights and the optimizer state, undoing ZeRO sharding.
+    const int zero = s.workload.parallelism.zero;
+    const double weight_shard = zero >= 3 ? job.step.dp : 1.0;
+    const double state_shard = zero >= 1 ? job.step.dp : 1.0;
+    const auto& mem = job.step.step.memory;
+    job.checkpoint_bytes = lc.checkpoint_gb > 0 ? lc.checkpoint_gb * 1e9
+                                                : mem.weights.value * weight_shard + mem.optimizer.value * state_shard;
+    const bool checkpoints = lc.checkpoint_write_gb_per_s > 0;
+    double load_s = 0;
+    if (checkpoints) {
+        job.checkpoint_write_s = job.checkpoint_bytes / (lc.checkpoint_write_gb_per_s * 1e9);
+        const double read = lc.checkpoint_read_gb_per_s > 0 ? lc.checkpoint_read_gb_per_s : lc.checkpoint_write_gb_per_s;
+        load_s = job.checkpoint_bytes / (read * 1e9);
+    }
+    job.restart_s = lc.boot.value + lc.container.value + lc.nccl_init.value + load_s;
+    plan.restart = sim::ceil_seconds(job.restart_s);
+    plan.resize_extra = sim::ceil_seconds(lc.resize.value);
+    plan.checkpoint_write = sim::ceil_seconds(job.checkpoint_write_s);
+
+    const bool spot = pr.kind == PlanKind::spot && lc.spot;
+    const int instances = plan.bill.instances(s.cluster.gpus);
+    double interruption_rate = 0;  // per second, of the whole cluster
+    if (spot) {
+        plan.notice = sim::ceil_seconds(std::max(0.0, lc.notice.value));
+        plan.checkpoint_on_notice = lc.checkpoint_on_notice;
+        plan.capacity_wait_mean_s = lc.capacity_wait.value;
+        if (lc.spot_trace) {
+            const price::SpotTrace& trace = *lc.spot_trace;
+            plan.trace = &trace;
+            // Mean node lifetime in the trace: node-seconds alive per removal.
+            double node_s = 0;
+            for (std::size_t i = 1; i < trace.events.size(); ++i)
+                node_s += (trace.events[i].time - trace.events[i - 1].time).value * trace.events[i].alive_before;
+            if (trace.removals() > 0) interruption_rate += instances * trace.removals() / node_s;
+        } else {
+            plan.preempt_mean_s = lc.preempt_mean_h * 3600.0;
+            interruption_rate += instances / plan.preempt_mean_s;
+        }
+    }
+    if (lc.gpu_mtbf_h > 0) {
+        plan.gpu_mtbf_s = lc.gpu_mtbf_h * 3600.0;
+        interruption_rate += s.cluster.gpus / plan.gpu_mtbf_s;
+    }
+    if (checkpoints) {
+        double interval = lc.checkpoint_interval.value;
+        if (lc.checkpoint_optimal && interruption_rate > 0)
+            interval = young_daly_interval_s(std::max(job.checkpoint_write_s, 1e-9), 1.0 / interruption_rate);
+        job.checkpoint_interval_s = interval;
+        plan.checkpoint_interval = sim::ceil_seconds(interval);
+    }
+    plan.budget_usd = lc.budget_usd;
+    plan.alert_fraction = lc.budget_alert_fraction;
+    plan.deadline = sim::ceil_seconds(lc.deadline_h * 3600.0);
+    job.stored_bytes = pr.dataset_gb * 1e9 + (checkpoints ? job.checkpoint_bytes * lc.checkpoints_kept : 0.0);
+    return job;
+}
+
+}  // namespace rentsim::analysis

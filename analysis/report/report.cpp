@@ -1,7 +1,14 @@
 #include "analysis/report/report.hpp"
 
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string_view>
+#include <variant>
+
 #include <fmt/format.h>
 
+#include "analysis/report/fields.hpp"
 #include "analysis/scenario/json_reader.hpp"
 
 namespace rentsim::analysis {
@@ -66,9 +73,10 @@ std::string single(const Result& r) {
     std::string o;
     o += fmt::format("{}: {} on {} x {} ({}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
                      r.samples, r.iterations, r.global_batch);
+    if (!r.from_instance.empty()) o += fmt::format("  from instance   {}\n", r.from_instance);
     if (!r.fits) {
-        o += fmt::format("  does not fit: needs {:.1f} GiB per GPU, {:.1f} GiB available\n", r.memory_per_gpu_gib,
-                         r.memory_available_gib);
+        o += fmt::format("  does not fit{}: needs {:.1f} GiB per GPU, {:.1f} GiB available\n",
+                         r.note.empty() ? std::string() : " (" + r.note + ")", r.memory_per_gpu_gib, r.memory_available_gib);
         return o;
     }
     o += fmt::format("  time to train   {} ({:.0f} s)\n", human_duration(r.time_to_train_s), r.time_to_train_s);
@@ -106,74 +114,142 @@ std::string single(const Result& r) {
 
 }  // namespace
 
+namespace {
+
+double number(const FieldValue& v) {
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*u);
+    throw std::logic_error("a comparison-table cell expected a number");
+}
+
+std::string text(const FieldValue& v) {
+    if (const auto* s = std::get_if<std::string>(&v)) return *s;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) return std::to_string(*u);
+    if (std::holds_alternative<std::nullptr_t>(v)) return {};
+    throw std::logic_error("a comparison-table cell expected a string or an integer");
+}
+
+// How a comparison-table cell shows the fields of its column (a, b, c: the first, second
+// and third). Where a number it needs is null, the cell is "-".
+enum class Cell {
+    text,               // a string or an integer as it is; null: empty
+    count_or_dash,      // an integer; null: "-"
+    duration,           // human_duration(a)
+    duration_or_dash,   // human_duration(a), "-" for 0
+    usd,                // usd(a)
+    fixed1,             // a to one decimal
+    milliseconds,       // a (seconds) in ms, to one decimal
+    share,              // a over b, as a whole percentage
+    percent1,           // a (a fraction) as a percentage to one decimal
+    percent0,           // the same, to no decimal
+    sum1,               // a + b + c to one decimal
+    duration_range,     // "a - b" as durations
+    usd_range,          // "a - b" in USD
+    memory_of,          // "a/b" GiB
+    first_epoch_stall,  // the stall fraction of the first epoch (field `epochs`)
+    last_epoch_stall,   // and of the last
+    does_not_fit,
+    dash,
+};
+
+bool pipeline_parallel(const Result& r) { return r.pp > 1; }
+bool storage_pipeline(const Result& r) { return r.storage_pipeline; }
+bool deadline(const Result& r) { return r.lifecycle.deadline_h > 0; }
+bool replicated(const Result& r) { return r.replications > 0; }
+
+// One column of the comparison table of a sweep: it shows the fields it names, by their
+// public names, as `fit` says for a run that fits and as `unfit` says for one that does not.
+struct Column {
+    std::string_view header;
+    bool (*shown)(const Result&);  // shown when some point has it; null: always
+    Cell fit, unfit;
+    std::array<std::string_view, 3> fields;
+};
+
+constexpr Column columns[] = {
+    {"point", nullptr, Cell::text, Cell::text, {"point"}},
+    {"gpus", nullptr, Cell::text, Cell::text, {"gpus"}},
+    {"time to train", nullptr, Cell::duration, Cell::does_not_fit, {"time_to_train_s"}},
+    {"cost", nullptr, Cell::usd, Cell::dash, {"cost_usd"}},
+    {"samples/s", nullptr, Cell::fixed1, Cell::dash, {"throughput_samples_per_s"}},
+    {"step ms", nullptr, Cell::milliseconds, Cell::dash, {"iteration_s"}},
+    {"compute", nullptr, Cell::share, Cell::dash, {"breakdown.compute_s", "iteration_s"}},
+    {"exp. comm", nullptr, Cell::share, Cell::dash, {"breakdown.exposed_comm_s", "iteration_s"}},
+    {"input stall", nullptr, Cell::share, Cell::dash, {"breakdown.input_stall_s", "iteration_s"}},
+    {"bubble", pipeline_parallel, Cell::share, Cell::dash, {"breakdown.pipeline_bubble_s", "iteration_s"}},
+    {"MFU", nullptr, Cell::percent1, Cell::dash, {"mfu"}},
+    {"mem GiB", nullptr, Cell::fixed1, Cell::memory_of, {"memory_per_gpu_gib", "memory_available_gib"}},
+    {"staging", storage_pipeline, Cell::duration_or_dash, Cell::dash, {"staging_s"}},
+    {"bound by", storage_pipeline, Cell::text, Cell::dash, {"input.bound_by"}},
+    {"stall e1", storage_pipeline, Cell::first_epoch_stall, Cell::dash, {"epochs"}},
+    {"stall last", storage_pipeline, Cell::last_epoch_stall, Cell::dash, {"epochs"}},
+    {"workers needed", storage_pipeline, Cell::count_or_dash, Cell::dash, {"input.workers_to_compute_bound"}},
+    {"interrupts", eventful, Cell::sum1, Cell::dash, {"lifecycle.preemptions", "lifecycle.failures", "lifecycle.resizes"}},
+    {"lost work", eventful, Cell::duration, Cell::dash, {"lifecycle.lost_work_s"}},
+    {"deadline met", deadline, Cell::percent0, Cell::dash, {"lifecycle.deadline_met_fraction"}},
+    {"time p5-p95", replicated, Cell::duration_range, Cell::dash, {"replications.time_to_train_s.p5", "replications.time_to_train_s.p95"}},
+    {"cost p5-p95", replicated, Cell::usd_range, Cell::dash, {"replications.cost_usd.p5", "replications.cost_usd.p95"}},
+};
+
+std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Result& r) {
+    std::array<FieldValue, 3> v;
+    bool null = false;
+    for (std::size_t i = 0; i < f.size(); ++i)
+        if (f[i] && f[i]->get) {
+            v[i] = f[i]->get(r);
+            null = null || std::holds_alternative<std::nullptr_t>(v[i]);
+        }
+    const Cell how = r.fits ? c.fit : c.unfit;
+    const auto x = [&](std::size_t i) { return number(v[i]); };
+    const auto stall = [](const EpochResult& e) { return fmt::format("{:.1f}%", 100 * e.stall_fraction); };
+    switch (how) {
+        case Cell::text: return text(v[0]);
+        case Cell::does_not_fit: return "does not fit";
+        case Cell::dash: return "-";
+        case Cell::first_epoch_stall: return r.epochs.empty() ? "-" : stall(r.epochs.front());
+        case Cell::last_epoch_stall: return r.epochs.empty() ? "-" : stall(r.epochs.back());
+        default: break;
+    }
+    if (null) return "-";
+    switch (how) {
+        case Cell::count_or_dash: return text(v[0]);
+        case Cell::duration: return human_duration(x(0));
+        case Cell::duration_or_dash: return x(0) > 0 ? human_duration(x(0)) : "-";
+        case Cell::usd: return usd(x(0));
+        case Cell::fixed1: return fmt::format("{:.1f}", x(0));
+        case Cell::milliseconds: return fmt::format("{:.1f}", x(0) * 1e3);
+        case Cell::share: return pct(x(0), x(1));
+        case Cell::percent1: return fmt::format("{:.1f}%", x(0) * 100);
+        case Cell::percent0: return fmt::format("{:.0f}%", 100 * x(0));
+        case Cell::sum1: return fmt::format("{:.1f}", x(0) + x(1) + x(2));
+        case Cell::duration_range: return human_duration(x(0)) + " - " + human_duration(x(1));
+        case Cell::usd_range: return usd(x(0)) + " - " + usd(x(1));
+        case Cell::memory_of: return fmt::format("{:.1f}/{:.0f}", x(0), x(1));
+        default: return "-";
+    }
+}
+
+}  // namespace
+
 std::string format_results_text(const std::vector<Result>& results) {
     if (results.size() == 1 && results[0].point.empty()) return single(results[0]);
     std::string o = results.empty() ? std::string() : results[0].name + "\n";
-    std::vector<std::vector<std::string>> rows;
-    // The pipeline bubble gets a column only when some point has a pipeline.
-    bool bubble = false;
-    for (const auto& r : results) bubble = bubble || r.pp > 1;
-    rows.push_back({"point", "gpus", "time to train", "cost", "samples/s", "step ms", "compute", "exp. comm",
-                    "input stall", "MFU", "mem GiB"});
-    if (bubble) rows.back().insert(rows.back().begin() + 9, "bubble");
-    // The storage-backed input pipeline adds its diagnosis; tables without it keep their shape.
-    bool pipeline = false;
-    for (const auto& r : results) pipeline = pipeline || r.storage_pipeline;
-    if (pipeline)
-        for (const char* c : {"staging", "bound by", "stall e1", "stall last", "workers needed"}) rows[0].push_back(c);
-    bool life = false, reps = false, deadline = false;
-    for (const auto& r : results) {
-        life = life || eventful(r);
-        reps = reps || r.replications > 0;
-        deadline = deadline || r.lifecycle.deadline_h > 0;
-    }
-    for (const auto& r : results) {
-        if (!r.fits) {
-            rows.push_back({r.point, std::to_string(r.gpus), "does not fit", "-", "-", "-", "-", "-", "-", "-",
-                            fmt::format("{:.1f}/{:.0f}", r.memory_per_gpu_gib, r.memory_available_gib)});
-            if (bubble) rows.back().insert(rows.back().begin() + 9, "-");
-            if (pipeline) rows.back().resize(rows[0].size(), "-");
-            continue;
-        }
-        rows.push_back({r.point, std::to_string(r.gpus), human_duration(r.time_to_train_s), usd(r.cost_usd),
-                        fmt::format("{:.1f}", r.throughput_samples_per_s), fmt::format("{:.1f}", r.iteration_s * 1e3),
-                        pct(r.breakdown.compute_s, r.iteration_s), pct(r.breakdown.exposed_comm_s, r.iteration_s),
-                        pct(r.breakdown.input_stall_s, r.iteration_s), fmt::format("{:.1f}%", r.mfu * 100),
-                        fmt::format("{:.1f}", r.memory_per_gpu_gib)});
-        if (bubble) rows.back().insert(rows.back().begin() + 9, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
-        if (pipeline) {
-            const auto stall = [&](std::size_t e) {
-                return e < r.epochs.size() ? fmt::format("{:.1f}%", 100 * r.epochs[e].stall_fraction) : std::string("-");
-            };
-            rows.back().push_back(r.staging_s > 0 ? human_duration(r.staging_s) : "-");
-            rows.back().push_back(r.input.bound_by);
-            rows.back().push_back(stall(0));
-            rows.back().push_back(r.epochs.empty() ? "-" : stall(r.epochs.size() - 1));
-            rows.back().push_back(r.input.workers_to_compute_bound ? std::to_string(r.input.workers_to_compute_bound) : "-");
-        }
-    }
-    if (life) {
-        rows[0].insert(rows[0].end(), {"interrupts", "lost work"});
-        for (std::size_t i = 0; i < results.size(); ++i) {
-            const auto& l = results[i].lifecycle;
-            if (!results[i].fits) rows[i + 1].insert(rows[i + 1].end(), {"-", "-"});
-            else rows[i + 1].insert(rows[i + 1].end(), {fmt::format("{:.1f}", l.preemptions + l.failures + l.resizes),
-                                                        human_duration(l.lost_work_s)});
-        }
-    }
-    if (deadline) {
-        rows[0].push_back("deadline met");
-        for (std::size_t i = 0; i < results.size(); ++i)
-            rows[i + 1].push_back(results[i].fits ? fmt::format("{:.0f}%", 100 * results[i].lifecycle.deadline_met_fraction) : "-");
-    }
-    if (reps) {
-        rows[0].insert(rows[0].end(), {"time p5-p95", "cost p5-p95"});
-        for (std::size_t i = 0; i < results.size(); ++i) {
-            const auto& r = results[i];
-            if (!r.fits) rows[i + 1].insert(rows[i + 1].end(), {"-", "-"});
-            else rows[i + 1].insert(rows[i + 1].end(), {human_duration(r.time_stats.p5) + " - " + human_duration(r.time_stats.p95),
-                                                        usd(r.cost_stats.p5) + " - " + usd(r.cost_stats.p95)});
-        }
+    // Values taken from catalog instances, once each (a sweep over instances lists several).
+    std::vector<std::string> instances;
+    for (const auto& r : results)
+        if (!r.from_instance.empty() && std::find(instances.begin(), instances.end(), r.from_instance) == instances.end())
+            instances.push_back(r.from_instance);
+    for (const auto& i : instances) o += "from instance " + i + "\n";
+    std::vector<std::vector<std::string>> rows(results.size() + 1);
+    for (const Column& c : columns) {
+        if (c.shown && std::none_of(results.begin(), results.end(), c.shown)) continue;
+        std::array<const Field*, 3> f{};
+        for (std::size_t i = 0; i < f.size(); ++i)
+            if (!c.fields[i].empty()) f[i] = &field(c.fields[i]);
+        rows[0].emplace_back(c.header);
+        for (std::size_t i = 0; i < results.size(); ++i) rows[i + 1].push_back(cell(c, f, results[i]));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -194,110 +270,51 @@ std::string format_results_text(const std::vector<Result>& results) {
 
 namespace {
 
-Json result_json(const Result& r) {
-    Json j;
-    j["name"] = r.name;
-    if (!r.point.empty()) j["point"] = r.point;
-    j["model"] = r.model;
-    j["gpu"] = r.gpu;
-    j["gpus"] = r.gpus;
-    j["tp"] = r.tp;
-    j["pp"] = r.pp;
-    j["dp"] = r.dp;
-    j["precision"] = r.precision;
-    j["global_batch"] = r.global_batch;
-    j["micro_batch"] = r.micro_batch;
-    j["micro_steps"] = r.micro_steps;
-    j["samples"] = r.samples;
-    j["iterations"] = r.iterations;
-    j["fits"] = r.fits;
-    j["memory_per_gpu_gib"] = r.memory_per_gpu_gib;
-    j["memory_available_gib"] = r.memory_available_gib;
-    if (r.fits) {
-        j["time_to_train_s"] = r.time_to_train_s;
-        j["cost_usd"] = r.cost_usd;
-        j["billed_s"] = r.billed_s;
-        j["throughput_samples_per_s"] = r.throughput_samples_per_s;
-        j["throughput_tokens_per_s"] = r.throughput_tokens_per_s;
-        j["iteration_s"] = r.iteration_s;
-        j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
-                          {"exposed_comm_s", r.breakdown.exposed_comm_s},
-                          {"input_stall_s", r.breakdown.input_stall_s},
-                          {"pipeline_bubble_s", r.breakdown.pipeline_bubble_s}};
-        j["tflops_per_gpu"] = r.tflops_per_gpu;
-        j["mfu"] = r.mfu;
-        j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
-        j["allreduce_busbw_gbps"] = r.allreduce_busbw_gbps;
-        j["staging_s"] = r.staging_s;
-        const auto rate = [](double x) { return x > 0 ? Json(x) : Json(nullptr); };
-        const auto& in = r.input;
-        j["input"] = {{"bound_by", in.bound_by},
-                      {"stall_fraction", in.stall_fraction},
-                      {"input_bound_s", in.input_bound_s},
-                      {"workers_to_compute_bound", in.workers_to_compute_bound ? Json(in.workers_to_compute_bound) : Json(nullptr)},
-                      {"capacity_samples_per_s",
-                       {{"compute", rate(in.compute_samples_per_s)},
-                        {"cpu_workers", rate(in.workers_samples_per_s)},
-                        {"storage", rate(in.storage_samples_per_s)},
-                        {"ingress", rate(in.ingress_samples_per_s)},
-                        {"h2d", rate(in.h2d_samples_per_s)}}}};
-        j["epochs"] = Json::array();
-        for (std::size_t e = 0; e < r.epochs.size(); ++e)
-            j["epochs"].push_back({{"epoch", e + 1},
-                                   {"time_s", r.epochs[e].time_s},
-                                   {"input_stall_s", r.epochs[e].input_stall_s},
-                                   {"stall_fraction", r.epochs[e].stall_fraction}});
-        const auto& l = r.lifecycle;
-        Json lj;
-        lj["plan"] = l.plan;
-        if (!l.provider.empty()) {
-            lj["provider"] = l.provider;
-            lj["instance"] = l.instance;
-            lj["region"] = l.region;
-            lj["price_source"] = l.price_source;
-        }
-        lj["usd_per_gpu_hour"] = l.usd_per_gpu_hour;
-        lj["gpus_per_instance"] = l.gpus_per_instance;
-        lj["instances"] = l.instances;
-        lj["billed_gpus"] = l.billed_gpus;
-        lj["instance_hours"] = l.instance_hours;
-        lj["billed_instance_hours"] = l.billed_instance_hours;
-        lj["compute_usd"] = l.compute_usd;
-        lj["storage_usd"] = l.storage_usd;
-        lj["egress_usd"] = l.egress_usd;
-        lj["checkpoint_gb"] = l.checkpoint_gb;
-        lj["checkpoint_write_s"] = l.checkpoint_write_s;
-        lj["checkpoint_interval_s"] = l.checkpoint_interval_s;
-        lj["restart_s"] = l.restart_s;
-        lj["preemptions"] = l.preemptions;
-        lj["failures"] = l.failures;
-        lj["checkpoints"] = l.checkpoints;
-        lj["resizes"] = l.resizes;
-        lj["restarts"] = l.restarts;
-        lj["lost_work_s"] = l.lost_work_s;
-        lj["budget_alert_s"] = l.budget_alert_s < 0 ? Json(nullptr) : Json(l.budget_alert_s);
-        lj["finished_fraction"] = l.finished_fraction;
-        lj["gave_up_fraction"] = l.gave_up_fraction;
-        lj["deadline_h"] = l.deadline_h > 0 ? Json(l.deadline_h) : Json(nullptr);
-        lj["deadline_met_fraction"] = l.deadline_met_fraction;
-        j["lifecycle"] = lj;
-        if (r.replications > 0) {
-            const auto st = [](const Stats& x) {
-                return Json{{"mean", x.mean}, {"p5", x.p5}, {"p50", x.p50}, {"p95", x.p95}};
-            };
-            j["replications"] = {{"n", r.replications}, {"seed", r.seed}, {"time_to_train_s", st(r.time_stats)},
-                                 {"cost_usd", st(r.cost_stats)}};
-        }
-    } else {
-        for (const char* k : {"time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
-                              "throughput_tokens_per_s", "iteration_s", "breakdown", "tflops_per_gpu", "mfu",
-                              "hardware_tflops_per_gpu", "allreduce_busbw_gbps", "staging_s", "input", "epochs"})
-            j[k] = nullptr;
+Json json_of(const FieldValue& v) {
+    return std::visit([](const auto& x) { return Json(x); }, v);
+}
+
+// Sets j's member at a dotted name, creating the objects on the way.
+void put(Json& j, std::string_view dotted, Json v) {
+    Json* node = &j;
+    std::size_t start = 0;
+    for (auto dot = dotted.find('.'); dot != std::string_view::npos; start = dot + 1, dot = dotted.find('.', start))
+        node = &(*node)[std::string(dotted.substr(start, dot - start))];
+    (*node)[std::string(dotted.substr(start))] = std::move(v);
+}
+
+Json epochs_json(const Result& r) {
+    Json a = Json::array();
+    for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+        Json x = Json::object();
+        for (const EpochField& f : epoch_fields()) x[std::string(f.name)] = json_of(f.get(r.epochs[e], e + 1));
+        a.push_back(std::move(x));
     }
-    j["simulated_iterations"] = r.simulated_iterations;
-    j["events"] = r.events;
-    j["fingerprint"] = fmt::format("{:016x}", r.fingerprint);
+    return a;
+}
+
+Json result_json(const Result& r) {
+    Json j = Json::object();
+    for (const bool last : {false, true})
+        for (const Field& f : result_fields()) {
+            if (!carries(f.outputs, Outputs::json) || carries(f.outputs, Outputs::json_last) != last) continue;
+            const auto v = reported_value(f, r);
+            if (!v) continue;
+            if (!r.fits && f.presence == Presence::fits)
+                j[std::string(f.name.substr(0, f.name.find('.')))] = nullptr;  // a nested object as a whole
+            else if (f.kind == Kind::epochs)
+                put(j, f.name, epochs_json(r));
+            else
+                put(j, f.name, json_of(*v));
+        }
     return j;
+}
+
+std::string csv_quote(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
 }
 
 }  // namespace
@@ -311,53 +328,20 @@ std::string results_to_json(const std::vector<Result>& results) {
 }
 
 std::string results_to_csv(const std::vector<Result>& results) {
-    const char* cols[] = {"name", "point", "model", "gpu", "gpus", "tp", "pp", "dp", "precision", "global_batch", "micro_batch",
-                          "micro_steps", "samples", "iterations", "fits", "memory_per_gpu_gib", "memory_available_gib",
-                          "time_to_train_s", "cost_usd", "billed_s", "throughput_samples_per_s",
-                          "throughput_tokens_per_s", "iteration_s", "breakdown.compute_s", "breakdown.exposed_comm_s",
-                          "breakdown.input_stall_s", "breakdown.pipeline_bubble_s", "tflops_per_gpu", "mfu",
-                          "hardware_tflops_per_gpu", "allreduce_busbw_gbps",
-                          "simulated_iterations", "events", "fingerprint", "staging_s", "input.bound_by",
-                          "input.stall_fraction", "input.input_bound_s", "input.workers_to_compute_bound", "lifecycle.plan",
-                          "lifecycle.usd_per_gpu_hour", "lifecycle.instances", "lifecycle.billed_gpus",
-                          "lifecycle.compute_usd", "lifecycle.storage_usd", "lifecycle.egress_usd",
-                          "lifecycle.checkpoint_interval_s", "lifecycle.preemptions", "lifecycle.failures",
-                          "lifecycle.checkpoints", "lifecycle.resizes", "lifecycle.lost_work_s",
-                          "lifecycle.finished_fraction", "lifecycle.deadline_met_fraction", "replications.n",
-                          "time_to_train_s_p5", "time_to_train_s_p50", "time_to_train_s_p95", "cost_usd_p5",
-                          "cost_usd_p50", "cost_usd_p95"};
-
     std::string o;
-    for (std::size_t i = 0; i < std::size(cols); ++i) o += (i ? "," : "") + std::string(cols[i]);
+    for (const Field& f : result_fields())
+        if (carries(f.outputs, Outputs::csv)) o += (o.empty() ? "" : ",") + std::string(csv_column(f));
     o += "\n";
-    const auto quote = [](const std::string& s) {
-        if (s.find_first_of(",\"\n") == std::string::npos) return s;
-        std::string q = "\"";
-        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
     for (const auto& r : results) {
-        const Json j = result_json(r);
-        for (std::size_t i = 0; i < std::size(cols); ++i) {
-            std::string key = cols[i];
-            const Json* v = nullptr;
-            Json stat;
-            const auto dot = key.find('.');
-            if (dot != std::string::npos) {
-                const std::string head = key.substr(0, dot), tail = key.substr(dot + 1);
-                if (j.contains(head) && j.at(head).is_object() && j.at(head).contains(tail)) v = &j.at(head).at(tail);
-            } else if (key.ends_with("_p5") || key.ends_with("_p50") || key.ends_with("_p95")) {
-                // Percentiles over replications: time_to_train_s_p95 is replications.time_to_train_s.p95.
-                const auto us = key.rfind('_');
-                const std::string figure = key.substr(0, us), p = key.substr(us + 1);
-                if (j.contains("replications")) stat = j.at("replications").at(figure).at(p);
-                if (!stat.is_null()) v = &stat;
-            } else if (j.contains(key)) {
-                v = &j.at(key);
-            }
-            std::string cell;
-            if (v && !v->is_null()) cell = v->is_string() ? v->get<std::string>() : v->dump();
-            o += (i ? "," : "") + quote(cell);
+        bool first = true;
+        for (const Field& f : result_fields()) {
+            if (!carries(f.outputs, Outputs::csv)) continue;
+            const auto v = reported_value(f, r);
+            std::string c;
+            if (v && !std::holds_alternative<std::nullptr_t>(*v))
+                c = std::holds_alternative<std::string>(*v) ? std::get<std::string>(*v) : json_of(*v).dump();
+            o += (first ? "" : ",") + csv_quote(c);
+            first = false;
         }
         o += "\n";
     }

@@ -1,5 +1,6 @@
 // Writers of results: a console table for people, CSV and JSON (`"schema": 1`) for programs.
-// Field names are the public contract (see README): time_to_train_s, cost_usd, ...
+// JSON and CSV carry the fields of result_fields() (fields.hpp) under their names, in their
+// order; the names are the public contract (README.md, "Results").
 #pragma once
 
 #include <string>

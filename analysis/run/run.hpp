@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/scenario/scenario.hpp"
-#include "models/compute/gpu_model.hpp"
 #include "models/network/network.hpp"
 
 namespace rentsim::analysis {
@@ -93,6 +93,8 @@ struct Result {
     bool fits = true;
     double allreduce_busbw_gbps = 0;  // of one gradient bucket
     double staging_s = 0;           // copying the dataset to local NVMe before training (billed)
+    std::string from_instance;      // hardware taken from a catalog instance ("aws/p4de.24xlarge: gpu ..."), or empty
+    std::string note;               // why a run has no times (a layout that does not fit), or empty
     bool storage_pipeline = false;  // the storage-backed input pipeline was simulated
     InputDiagnosis input;
     std::vector<EpochResult> epochs;
@@ -105,19 +107,17 @@ struct Result {
     std::uint64_t fingerprint = 0;
 };
 
-// The network the scenario's cluster describes.
-net::TopologySpec topology_spec(const ClusterSpec& c);
+// How a scenario is run: replications of its random events, and the seed they derive from.
+struct RunOptions {
+    int replications = 0;                  // 0: one run with the seed
+    std::optional<std::uint64_t> seed;     // none: the scenario's
+};
 
-// Loads the shipped calibration of a GPU, or the file a scenario names.
-compute::Calibration calibration_for(const Scenario& s);
-
-// The network of the scenario's cluster. Throws InputError when the cluster cannot be built.
-net::Network cluster_network(const Scenario& s);
-
-// Throws InputError for combinations the models cannot represent.
-Result run_scenario(const Scenario& s);
-// The same on a network already built for the scenario's cluster (cluster_network), which
-// sweep points and repeated predictions over one cluster can share.
-Result run_scenario(const Scenario& s, const net::Network& network);
+// Compile (done by the loader), plan, simulate, result. Throws nothing for input: the
+// scenario has been checked; a layout that does not fit is a result with `fits` false.
+Result run_scenario(const Scenario& s, const RunOptions& options = {});
+// The same on the network of the scenario's cluster (plan/cluster_network), which sweep
+// points and repeated predictions over one cluster can share.
+Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options = {});
 
 }  // namespace rentsim::analysis

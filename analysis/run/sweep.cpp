@@ -6,7 +6,7 @@
 
 namespace rentsim::analysis {
 
-std::vector<Result> run_all(const ScenarioSet& set, int jobs) {
+std::vector<Result> run_all(const ScenarioSet& set, int jobs, const RunOptions& options) {
     const std::size_t n = set.points.size();
     std::vector<Result> results(n);
     std::vector<std::exception_ptr> errors(n);
@@ -14,7 +14,7 @@ std::vector<Result> run_all(const ScenarioSet& set, int jobs) {
     const auto worker = [&] {
         for (std::size_t i = next++; i < n; i = next++) {
             try {
-                results[i] = run_scenario(set.points[i]);
+                results[i] = run_scenario(set.points[i], options);
             } catch (...) {
                 errors[i] = std::current_exception();
             }

@@ -9,6 +9,6 @@
 namespace rentsim::analysis {
 
 // The first error of the lowest-numbered failing point is rethrown after all threads stop.
-std::vector<Result> run_all(const ScenarioSet& set, int jobs);
+std::vector<Result> run_all(const ScenarioSet& set, int jobs, const RunOptions& options = {});
 
 }  // namespace rentsim::analysis

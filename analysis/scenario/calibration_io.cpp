@@ -9,8 +9,9 @@
 namespace rentsim::analysis {
 
 namespace {
-constexpr std::string_view precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-}
+// The "matmul_eff" key of the i-th Precision.
+std::string_view precision_key(std::size_t i) { return compute::to_string(static_cast<compute::Precision>(i)); }
+}  // namespace
 
 compute::Calibration parse_calibration(const std::string& text, const std::string& file) {
     const Json j = parse_json_text(text, file);
@@ -22,7 +23,7 @@ compute::Calibration parse_calibration(const std::string& text, const std::strin
     c.gpu = o.at("gpu").as_string();
     Object eff(o.at("matmul_eff"), {"fp32", "tf32", "fp16", "bf16", "fp8"});
     for (std::size_t i = 0; i < compute::precision_count; ++i) {
-        if (auto v = eff.get(precision_names[i])) c.matmul_eff[i] = v->json().is_null() ? 0.0 : v->as_fraction();
+        if (auto v = eff.get(precision_key(i))) c.matmul_eff[i] = v->json().is_null() ? 0.0 : v->as_fraction();
     }
     c.conv_eff = o.at("conv_eff").as_positive_number();
     c.k_fill = o.at("k_fill").as_nonnegative_number();
@@ -44,14 +45,14 @@ compute::Calibration load_calibration(const std::string& path) {
     return parse_calibration(ss.str(), path);
 }
 
-std::string calibration_to_json(const compute::Calibration& c, const std::string& extra) {
+std::string calibration_to_json(const compute::Calibration& c, const std::optional<CalibrationFit>& fit) {
     Json j;
     j["schema"] = 1;
     j["gpu"] = c.gpu;
     Json eff = Json::object();
     for (std::size_t i = 0; i < compute::precision_count; ++i) {
-        if (c.matmul_eff[i] > 0) eff[std::string(precision_names[i])] = c.matmul_eff[i];
-        else eff[std::string(precision_names[i])] = nullptr;
+        if (c.matmul_eff[i] > 0) eff[std::string(precision_key(i))] = c.matmul_eff[i];
+        else eff[std::string(precision_key(i))] = nullptr;
     }
     j["matmul_eff"] = eff;
     j["conv_eff"] = c.conv_eff;
@@ -61,7 +62,20 @@ std::string calibration_to_json(const compute::Calibration& c, const std::string
     j["step_overhead_us"] = c.step_overhead_s * 1e6;
     j["fitted_from"] = c.fitted_from;
     j["date"] = c.date;
-    if (!extra.empty()) j["fit"] = Json::parse(extra);
+    if (fit) {
+        Json rows = Json::array();
+        for (const auto& r : fit->rows) {
+            Json row;
+            row["id"] = r.id;
+            row["measured_s"] = r.measured_s;
+            row["predicted_s"] = r.predicted_s;
+            rows.push_back(std::move(row));
+        }
+        Json f;
+        f["rms_log_error"] = fit->rms_log_error;
+        f["rows"] = std::move(rows);
+        j["fit"] = std::move(f);
+    }
     return j.dump(2) + "\n";
 }
 

@@ -3,6 +3,7 @@
 // it runs without its source tree; a scenario may name another file.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,9 +12,22 @@
 
 namespace rentsim::analysis {
 
+// How well a calibration reproduces the rows it was fitted to, written under "fit":
+// the root-mean-square of log(predicted / measured) and every row's seconds.
+struct CalibrationFit {
+    struct Row {
+        std::string id;
+        double measured_s = 0;
+        double predicted_s = 0;
+    };
+    double rms_log_error = 0;
+    std::vector<Row> rows;
+};
+
 compute::Calibration parse_calibration(const std::string& text, const std::string& file);
 compute::Calibration load_calibration(const std::string& path);
-std::string calibration_to_json(const compute::Calibration& c, const std::string& extra_json_fields = "");
+// The calibration file's text (indented by 2, newline-terminated); "fit" only when given.
+std::string calibration_to_json(const compute::Calibration& c, const std::optional<CalibrationFit>& fit = std::nullopt);
 
 // The shipped calibration of a catalog GPU; throws InputError when none ships.
 compute::Calibration shipped_calibration(std::string_view gpu);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/scenario/input_error.hpp"
+#include "models/registry.hpp"
 
 namespace rentsim::analysis {
 
@@ -44,6 +45,11 @@ public:
 
     std::string as_string() const;
     std::string as_name(std::string_view what, std::span<const std::string_view> valid) const;
+    // The registered value a string names; an unknown name fails with the registry's message.
+    template <class T>
+    const T& as(const Registry<T>& registry) const {
+        return *registry.find(as_name(registry.what(), registry.names()));
+    }
     bool as_bool() const;
     double as_number() const;
     double as_positive_number() const;       // > 0

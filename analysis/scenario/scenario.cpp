@@ -1,37 +1,84 @@
 #include "analysis/scenario/scenario.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "analysis/scenario/calibration_io.hpp"
 #include "analysis/scenario/json_reader.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/network/network.hpp"
 #include "models/pricing/catalog.hpp"
 #include "models/pricing/spot_trace.hpp"
+#include "models/registry.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
 
 namespace {
 
-constexpr std::string_view precisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-constexpr std::string_view recompute_modes[] = {"none", "selective", "full"};
-constexpr std::string_view schedules[] = {"1f1b", "gpipe"};
-constexpr std::string_view bert_tasks[] = {"pretraining", "squad"};
-constexpr std::string_view intra_kinds[] = {"nvlink", "pcie"};
-constexpr std::string_view fabrics[] = {"infiniband", "roce", "efa", "tcp"};
-constexpr std::string_view explicit_plans[] = {"on-demand", "spot", "reserved", "committed", "monthly", "self-owned"};
-constexpr std::string_view algorithms[] = {"auto", "ring", "tree", "hierarchical"};
-
-std::vector<std::string_view> topology_names() {
-    std::vector<std::string_view> out;
-    for (const auto& t : net::topology_presets()) out.push_back(t.name);
-    return out;
+// Enumerated scenario values: one registry each, the loader's only way to read them.
+const Registry<compute::Recompute>& recompute_modes() {
+    static const Registry<compute::Recompute> r{"recompute mode",
+                                                {{"none", compute::Recompute::none, "stash every activation"},
+                                                 {"selective", compute::Recompute::selective,
+                                                  "replay the attention core (Korthikanti et al. 2022)"},
+                                                 {"full", compute::Recompute::full, "replay each layer's forward"}}};
+    return r;
 }
+const Registry<Schedule>& schedules() {
+    static const Registry<Schedule> r{"pipeline schedule",
+                                      {{"1f1b", Schedule::one_f_one_b, "one forward, one backward (PipeDream-Flush)"},
+                                       {"gpipe", Schedule::gpipe, "all forwards, then all backwards"}}};
+    return r;
+}
+enum class BertTask { pretraining, squad };
+const Registry<BertTask>& bert_tasks() {
+    static const Registry<BertTask> r{"BERT task",
+                                      {{"pretraining", BertTask::pretraining, "masked LM and next-sentence heads"},
+                                       {"squad", BertTask::squad, "SQuAD fine-tuning head"}}};
+    return r;
+}
+const Registry<std::string_view>& intra_kinds() {
+    static const Registry<std::string_view> r{"intra-node link",
+                                              {{"nvlink", "nvlink", "NVLink (NVSwitch or mesh, by the GPU)"},
+                                               {"pcie", "pcie", "PCIe switches only"}}};
+    return r;
+}
+const Registry<PlanKind>& explicit_plans() {
+    static const Registry<PlanKind> r{"pricing plan",
+                                      {{"on-demand", PlanKind::on_demand, "billed per use"},
+                                       {"spot", PlanKind::spot, "billed per use, preemptible"},
+                                       {"reserved", PlanKind::committed, "billed every hour of the term"},
+                                       {"committed", PlanKind::committed, "billed every hour of the term"},
+                                       {"monthly", PlanKind::committed, "billed every hour of the month"},
+                                       {"self-owned", PlanKind::owned, "bought: depreciation, power, operations"}}};
+    return r;
+}
+const Registry<Staging>& staging_modes() {
+    static const Registry<Staging> r{"staging mode",
+                                     {{"none", Staging::none, "stream from the source every epoch"},
+                                      {"copy-to-nvme", Staging::copy_to_nvme, "copy the dataset to local NVMe first"}}};
+    return r;
+}
+
+// The network preset of a catalog instance, where one describes its node and fabric
+// (models/network/presets.cpp); other instances take the GPU's NVLink inside the node and
+// need `inter_node` across nodes.
+std::string_view instance_topology(std::string_view provider, std::string_view instance) {
+    if (provider != "aws") return {};
+    if (instance == "p4d.24xlarge" || instance == "p4de.24xlarge") return "aws-p4d";
+    if (instance == "p5.48xlarge") return "aws-p5";
+    if (instance == "p5en.48xlarge") return "aws-p5en";
+    return {};
+}
+
+std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
 // A number as JSON writes it, for messages: 2.4655, 8.0.
 std::string json_number(double x) { return Json(x).dump(); }
+std::string str(int x) { return std::to_string(x); }
 
 int to_int(const Value& v, std::int64_t x) {
     if (x > 1'000'000'000) v.fail("expected an integer up to 1000000000, got " + std::to_string(x));
@@ -39,54 +86,70 @@ int to_int(const Value& v, std::int64_t x) {
 }
 int positive_int(const Value& v) { return to_int(v, v.as_positive_int()); }
 
-std::vector<std::string_view> gpu_names() {
-    std::vector<std::string_view> out;
-    for (const auto& g : compute::gpu_catalog()) out.push_back(g.name);
-    return out;
+// A value at `pointer` of the scenario (null when absent), for checks that span sections.
+Value at_pointer(const Json& root, const std::string& pointer, const JsonSource& src) {
+    static const Json null_json;
+    const Json::json_pointer p(pointer);
+    return Value(root.contains(p) ? root.at(p) : null_json, pointer, src);
 }
 
-std::vector<std::string_view> model_names() {
-    std::vector<std::string_view> out;
-    for (const auto& m : work::model_names()) out.push_back(m.name);
-    return out;
-}
+struct GptShapeKeys {
+    int layers = 0, hidden = 0, heads = 0, seq_len = 0, vocab = 0, ffn_hidden = 0, kv_heads = 0;
+};
 
-Parallelism parse_parallelism(const Value& v) {
+Parallelism parse_parallelism(const Value& v, int& dp_given) {
     Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"});
     Parallelism p;
     if (auto x = o.get("tp")) p.tp = positive_int(*x);
     if (auto x = o.get("pp")) p.pp = positive_int(*x);
-    if (auto x = o.get("dp")) p.dp = positive_int(*x);
+    if (auto x = o.get("dp")) dp_given = positive_int(*x);
     if (auto x = o.get("sequence_parallel")) p.sequence_parallel = x->as_bool();
-    if (auto x = o.get("recompute")) p.recompute = x->as_name("recompute mode", recompute_modes);
+    if (auto x = o.get("recompute")) p.recompute = x->as(recompute_modes());
     if (auto x = o.get("zero")) {
         const auto z = x->as_nonnegative_int();
         if (z > 3) x->fail("expected a ZeRO stage 0, 1, 2 or 3, got " + std::to_string(z));
         p.zero = static_cast<int>(z);
     }
     if (auto x = o.get("virtual_stages")) p.virtual_stages = positive_int(*x);
-    if (auto x = o.get("schedule")) p.schedule = x->as_name("pipeline schedule", schedules);
+    if (auto x = o.get("schedule")) p.schedule = x->as(schedules());
     if (p.virtual_stages > 1 && p.pp < 2)
-        o.at("virtual_stages").fail("interleaved stages need a pipeline (pp of 2 or more), got pp = " +
-                                    std::to_string(p.pp));
-    if (p.virtual_stages > 1 && p.schedule != "1f1b")
-        o.at("virtual_stages").fail("interleaved stages need the 1f1b schedule, not '" + p.schedule + "'");
+        o.at("virtual_stages").fail("interleaved stages need a pipeline (pp of 2 or more), got pp = " + str(p.pp));
+    if (p.virtual_stages > 1 && p.schedule != Schedule::one_f_one_b)
+        o.at("virtual_stages").fail("interleaved stages need the 1f1b schedule, not '" +
+                                    std::string(schedules().name_of(p.schedule)) + "'");
+    p.sequence_parallel = p.sequence_parallel && p.tp > 1;
     return p;
 }
 
-WorkloadSpec parse_workload(const Value& v) {
-    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb", "fused_elementwise", "seq_len", "layers",
-                 "hidden", "heads", "vocab", "ffn_hidden", "kv_heads", "parallelism", "dataset_samples", "epochs",
-                 "samples", "tokens"});
+work::Workload build_workload(const std::string& model, BertTask task, const GptShapeKeys& k) {
+    if (model == "resnet50") return work::resnet50();
+    if (model == "bert-base" || model == "bert-large") {
+        const std::string_view size = model == "bert-base" ? "base" : "large";
+        return task == BertTask::squad ? work::bert_squad(size, k.seq_len) : work::bert(size, k.seq_len);
+    }
+    if (model == "gpt") {
+        work::GptShape s{k.layers, k.hidden, k.heads, k.seq_len, k.vocab, k.ffn_hidden, k.kv_heads, false};
+        return work::gpt(s, "gpt");
+    }
+    const work::Preset* p = work::find_gpt_preset(model);
+    work::GptShape s = p->shape;
+    if (k.seq_len) s.seq_len = k.seq_len;
+    return work::gpt(s, std::string(p->name));
+}
+
+WorkloadSpec parse_workload(const Value& v, int& dp_given) {
+    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb",
+                 "fused_elementwise", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
+                 "parallelism", "dataset_samples", "epochs", "samples", "tokens"});
     WorkloadSpec w;
-    const auto names = model_names();
-    w.model = o.at("model").as_name("model", names);
+    const auto& models = work::model_registry();
+    w.model = o.at("model").as_name(models.what(), models.names());
     const bool is_bert = w.model == "bert-base" || w.model == "bert-large";
     const bool is_gpt = w.model == "gpt";
     const bool is_preset = work::find_gpt_preset(w.model) != nullptr;
     const bool is_vision = w.model == "resnet50";
 
-    if (auto x = o.get("precision")) w.precision = *compute::parse_precision(x->as_name("precision", precisions));
+    if (auto x = o.get("precision")) w.precision = x->as(compute::precision_registry());
     else o.value().fail("missing required key 'precision' (one of fp32, tf32, fp16, bf16, fp8)");
 
     // Shape keys belong to the GPT family; BERT takes seq_len (and task); ResNet-50 none.
@@ -94,34 +157,32 @@ WorkloadSpec parse_workload(const Value& v) {
         if (o.has(key) && !is_gpt)
             o.at(key).fail("'" + std::string(key) + "' applies to model 'gpt' only, not '" + w.model + "'");
     }
+    GptShapeKeys k;
     if (is_gpt) {
-        w.layers = positive_int(o.at("layers"));
-        w.hidden = positive_int(o.at("hidden"));
-        w.heads = positive_int(o.at("heads"));
-        w.vocab = positive_int(o.at("vocab"));
-        if (auto x = o.get("ffn_hidden")) w.ffn_hidden = positive_int(*x);
-        if (auto x = o.get("kv_heads")) w.kv_heads = positive_int(*x);
-        if (w.hidden % w.heads != 0)
-            o.at("heads").fail("expected a divisor of hidden (" + std::to_string(w.hidden) + "), got " +
-                               std::to_string(w.heads));
-        if (w.kv_heads && w.heads % w.kv_heads != 0)
-            o.at("kv_heads").fail("expected a divisor of heads (" + std::to_string(w.heads) + "), got " +
-                                  std::to_string(w.kv_heads));
+        k.layers = positive_int(o.at("layers"));
+        k.hidden = positive_int(o.at("hidden"));
+        k.heads = positive_int(o.at("heads"));
+        k.vocab = positive_int(o.at("vocab"));
+        if (auto x = o.get("ffn_hidden")) k.ffn_hidden = positive_int(*x);
+        if (auto x = o.get("kv_heads")) k.kv_heads = positive_int(*x);
+        if (k.hidden % k.heads != 0)
+            o.at("heads").fail("expected a divisor of hidden (" + str(k.hidden) + "), got " + str(k.heads));
+        if (k.kv_heads && k.heads % k.kv_heads != 0)
+            o.at("kv_heads").fail("expected a divisor of heads (" + str(k.heads) + "), got " + str(k.kv_heads));
     }
     if (auto x = o.get("seq_len")) {
         if (is_vision) x->fail("'seq_len' does not apply to model '" + w.model + "'");
-        w.seq_len = positive_int(*x);
-        if (is_bert && w.seq_len > 512) x->fail("expected a BERT sequence length up to 512, got " + std::to_string(w.seq_len));
+        k.seq_len = positive_int(*x);
+        if (is_bert && k.seq_len > 512) x->fail("expected a BERT sequence length up to 512, got " + str(k.seq_len));
     } else if (is_bert || is_gpt) {
         o.value().fail("missing required key 'seq_len' (tokens per sample)");
     } else if (is_preset) {
-        w.seq_len = work::find_gpt_preset(w.model)->shape.seq_len;
+        k.seq_len = work::find_gpt_preset(w.model)->shape.seq_len;
     }
+    BertTask task = BertTask::pretraining;
     if (auto x = o.get("task")) {
         if (!is_bert) x->fail("'task' applies to BERT models only");
-        w.task = x->as_name("BERT task", bert_tasks);
-    } else if (is_bert) {
-        w.task = "pretraining";
+        task = x->as(bert_tasks());
     }
 
     // Batch: batch_per_gpu (data parallel), or global_batch with micro_batch.
@@ -134,15 +195,14 @@ WorkloadSpec parse_workload(const Value& v) {
         if (auto x = o.get("micro_batch")) {
             w.micro_batch = positive_int(*x);
             if (w.batch_per_gpu % w.micro_batch != 0)
-                x->fail("expected a divisor of batch_per_gpu (" + std::to_string(w.batch_per_gpu) + "), got " +
-                        std::to_string(w.micro_batch));
+                x->fail("expected a divisor of batch_per_gpu (" + str(w.batch_per_gpu) + "), got " + str(w.micro_batch));
         }
     } else {
         w.global_batch = positive_int(o.at("global_batch"));
         w.micro_batch = positive_int(o.at("micro_batch"));
     }
-    if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x);
-    if (auto x = o.get("bucket_mb")) w.bucket_mb = x->as_positive_number();
+    if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x, dp_given);
+    if (auto x = o.get("bucket_mb")) w.bucket = units::bytes(x->as_positive_number() * 1024 * 1024);
     if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
@@ -162,85 +222,177 @@ WorkloadSpec parse_workload(const Value& v) {
     } else {
         const Value t = o.at("tokens");
         if (is_vision) t.fail("'tokens' needs a language model; give 'samples' for '" + w.model + "'");
-        w.samples = t.as_positive_number() / w.seq_len;
+        w.samples = t.as_positive_number() / k.seq_len;
     }
+    w.graph = build_workload(w.model, task, k);
     return w;
 }
 
-InterNode parse_inter_node(const Value& v) {
-    Object o(v, {"fabric", "gbps_per_gpu", "latency_us"});
-    InterNode n;
-    n.fabric = o.at("fabric").as_name("fabric", fabrics);
-    n.gbps_per_gpu = o.at("gbps_per_gpu").as_positive_number();
-    n.latency_us = o.at("latency_us").as_nonnegative_number();
-    return n;
+// What a catalog instance says about the hardware, for clusters that name one.
+struct InstanceHardware {
+    std::string provider, instance;
+    const compute::GpuSpec* gpu = nullptr;
+    int gpus_per_node = 0;
+    std::string_view topology;  // network preset, or empty
+};
+
+InstanceHardware instance_hardware(const Value& where, const std::string& provider, const std::string& instance) {
+    const auto& cat = price::shipped_catalog();
+    const price::CatalogRow* row = nullptr;
+    for (const auto& r : cat)
+        if (r.provider == provider && r.instance == instance) {
+            row = &r;
+            break;
+        }
+    if (!row) where.fail("no catalog row for " + provider + " " + instance);
+    const compute::GpuSpec* const* gpu = compute::gpu_registry().find(row->gpu);
+    if (!gpu)
+        where.fail("instance '" + instance + "' has " + row->gpu_label +
+                   " GPUs, which the GPU catalog does not hold; give cluster 'gpu' and price it explicitly");
+    return {provider, instance, *gpu, row->gpus_per_instance,
+            instance_topology(provider, instance)};
 }
 
-ClusterSpec parse_cluster(const Value& v) {
-    Object o(v, {"gpu", "gpus", "gpus_per_node", "intra_node", "inter_node", "topology", "calibration",
-                 "oversubscription", "nodes_per_leaf", "collective_algorithm"});
+// "aws/p4de.24xlarge" -> provider and instance, each checked against the catalog.
+InstanceHardware parse_cluster_instance(const Value& v) {
+    const std::string text = v.as_string();
+    const auto slash = text.find('/');
+    if (slash == std::string::npos)
+        v.fail("expected \"provider/instance\" such as \"aws/p4de.24xlarge\", got \"" + text + "\"");
+    const auto& cat = price::shipped_catalog();
+    const std::string provider = text.substr(0, slash), instance = text.substr(slash + 1);
+    const auto providers = price::catalog_providers(cat);
+    if (std::find(providers.begin(), providers.end(), provider) == providers.end())
+        v.fail(unknown_name_message("provider", provider, views(providers)));
+    const auto instances = price::catalog_instances(cat, provider);
+    if (std::find(instances.begin(), instances.end(), instance) == instances.end())
+        v.fail(unknown_name_message(provider + " instance", instance, views(instances)));
+    return instance_hardware(v, provider, instance);
+}
+
+struct ClusterKeys {
+    bool gpu = false, gpus = false, gpus_per_node = false, intra_node = false, inter_node = false, topology = false;
+};
+
+std::filesystem::path scenario_folder(const std::string& file) {
+    return std::filesystem::path(file).parent_path();
+}
+
+ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>& priced, ClusterKeys& given) {
+    Object o(v, {"gpu", "gpus", "nodes", "instance", "gpus_per_node", "intra_node", "inter_node", "topology",
+                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm"});
     ClusterSpec c;
-    const auto names = gpu_names();
-    c.gpu = o.at("gpu").as_name("GPU", names);
-    c.gpus = positive_int(o.at("gpus"));
-    if (auto x = o.get("gpus_per_node")) c.gpus_per_node = positive_int(*x);
-    if (c.gpus_per_node > 16) o.at("gpus_per_node").fail("expected at most 16 GPUs per node, got " + std::to_string(c.gpus_per_node));
-    if (auto x = o.get("intra_node")) c.intra_node = x->as_name("intra-node link", intra_kinds);
-    if (auto x = o.get("inter_node")) c.inter_node = parse_inter_node(*x);
-    if (auto x = o.get("calibration")) c.calibration = x->as_string();
-    if (auto x = o.get("oversubscription")) {
-        c.oversubscription = x->as_positive_number();
-        if (c.oversubscription < 1.0) x->fail("expected an oversubscription ratio >= 1, got " + x->json().dump());
+    given = {o.has("gpu"), o.has("gpus"), o.has("gpus_per_node"), o.has("intra_node"), o.has("inter_node"),
+             o.has("topology")};
+    std::optional<InstanceHardware> inst;
+    if (auto x = o.get("instance")) inst = parse_cluster_instance(*x);
+    else if (!given.gpu && priced) inst = priced;  // the pricing instance is the node
+    std::vector<std::string> implied;
+
+    if (auto x = o.get("gpu")) {
+        c.gpu = x->as(compute::gpu_registry());
+        if (inst && o.has("instance") && c.gpu != inst->gpu)
+            x->fail("'" + std::string(c.gpu->name) + "' conflicts with cluster 'instance' (" + inst->provider + "/" +
+                    inst->instance + " has " + std::string(inst->gpu->name) + ")");
+    } else if (inst) {
+        c.gpu = inst->gpu;
+        implied.push_back("gpu " + std::string(c.gpu->name));
+    } else {
+        o.value().fail("missing required key 'gpu' (or 'instance', or a pricing 'instance')");
     }
-    if (auto x = o.get("nodes_per_leaf")) c.nodes_per_leaf = positive_int(*x);
-    if (auto x = o.get("collective_algorithm")) c.collective_algorithm = x->as_name("collective algorithm", algorithms);
-    if (auto x = o.get("topology")) {
-        const auto presets = topology_names();
-        c.topology = x->as_name("topology preset", presets);
-        if (o.has("intra_node") || o.has("inter_node"))
-            x->fail("a topology preset fixes the node and the fabric: drop 'intra_node' and 'inter_node'");
-        net::TopologySpec spec;
-        spec.preset = c.topology;
-        spec.gpu = c.gpu;
+    if (auto x = o.get("gpus_per_node")) {
+        c.gpus_per_node = positive_int(*x);
+        if (inst && o.has("instance") && c.gpus_per_node != inst->gpus_per_node)
+            x->fail(str(c.gpus_per_node) + " conflicts with cluster 'instance' (" + inst->instance + " has " +
+                    str(inst->gpus_per_node) + " GPUs)");
+    } else if (inst && !given.gpu) {
+        c.gpus_per_node = inst->gpus_per_node;
+        implied.push_back(str(c.gpus_per_node) + " GPUs per node");
+    }
+    if (c.gpus_per_node > 16) o.at("gpus_per_node").fail("expected at most 16 GPUs per node, got " + str(c.gpus_per_node));
+    if (o.has("nodes") && o.has("gpus")) o.at("nodes").fail("give either 'gpus' or 'nodes', not both");
+    if (auto x = o.get("nodes")) {
+        c.gpus = positive_int(*x) * c.gpus_per_node;
+    } else if (auto y = o.get("gpus")) {
+        c.gpus = positive_int(*y);
+    } else {
+        o.value().fail("missing cluster size: give 'gpus' (or 'nodes' of gpus_per_node)");
+    }
+
+    net::TopologySpec& t = c.topology;
+    t.gpus = c.gpus;
+    t.gpu = std::string(c.gpu->name);
+    if (auto x = o.get("intra_node")) t.intra_node = std::string(x->as(intra_kinds()));
+    if (auto x = o.get("inter_node")) {
+        Object n(*x, {"fabric", "gbps_per_gpu", "latency_us"});
+        const net::Fabric fabric = n.at("fabric").as(net::fabric_registry());
+        const double gbps = n.at("gbps_per_gpu").as_positive_number();
+        t.inter_node = net::FabricSpec{fabric, gbps, n.at("latency_us").as_nonnegative_number()};
+    }
+    if (auto x = o.get("calibration")) {
+        const std::filesystem::path given_path = x->as_string();
+        const std::filesystem::path resolved =
+            given_path.is_absolute() ? given_path : scenario_folder(x->source().file) / given_path;
+        c.calibration_file = resolved.lexically_normal().string();
+        if (!std::filesystem::is_regular_file(resolved))
+            x->fail("cannot open calibration file '" + c.calibration_file + "' (relative paths start at the scenario's folder)");
+        c.calibration = load_calibration(c.calibration_file);
+        if (c.calibration.gpu != c.gpu->name)
+            x->fail("calibration file '" + c.calibration_file + "' is for GPU '" + c.calibration.gpu + "', not '" +
+                    std::string(c.gpu->name) + "'");
+    } else {
         try {
-            const auto t = net::build_topology(spec);
-            if (o.has("gpus_per_node") && c.gpus_per_node != t.gpus_per_node())
-                o.at("gpus_per_node").fail("preset '" + c.topology + "' has " + std::to_string(t.gpus_per_node()) +
-                                           " GPUs per node, not " + std::to_string(c.gpus_per_node));
-            c.gpus_per_node = t.gpus_per_node();
-        } catch (const std::invalid_argument& e) {
-            x->fail(e.what());
+            c.calibration = shipped_calibration(c.gpu->name);
+        } catch (const InputError& e) {
+            (o.has("gpu") ? o.at("gpu") : o.value()).fail(e.message());
         }
     }
+    if (auto x = o.get("oversubscription")) {
+        t.oversubscription = x->as_positive_number();
+        if (t.oversubscription < 1.0) x->fail("expected an oversubscription ratio >= 1, got " + x->json().dump());
+    }
+    if (auto x = o.get("nodes_per_leaf")) t.nodes_per_leaf = positive_int(*x);
+    if (auto x = o.get("collective_algorithm")) c.collective_algorithm = x->as(net::algorithm_registry());
+    std::optional<Value> preset_at = o.get("topology");
+    if (preset_at) {
+        t.preset = std::string(preset_at->as(net::topology_registry())->name);
+        if (o.has("intra_node") || o.has("inter_node"))
+            preset_at->fail("a topology preset fixes the node and the fabric: drop 'intra_node' and 'inter_node'");
+    } else if (inst && !inst->topology.empty() && !given.gpu && !given.intra_node && !given.inter_node) {
+        t.preset = std::string(inst->topology);
+        implied.push_back("topology " + t.preset);
+    }
+    if (!t.preset.empty()) {
+        try {
+            const auto design = net::resolve_node_design(t);
+            if (o.has("gpus_per_node") && c.gpus_per_node != design.gpus_per_node)
+                o.at("gpus_per_node").fail("preset '" + t.preset + "' has " + str(design.gpus_per_node) +
+                                           " GPUs per node, not " + str(c.gpus_per_node));
+            c.gpus_per_node = design.gpus_per_node;
+        } catch (const std::invalid_argument& e) {
+            (preset_at ? *preset_at : o.at("instance")).fail(e.what());
+        }
+    }
+    t.gpus_per_node = c.gpus_per_node;
     const bool multi_node = c.gpus > c.gpus_per_node;
-    if (multi_node && !c.inter_node && c.topology.empty())
-        o.value().fail("a cluster of " + std::to_string(c.gpus) + " GPUs spans several nodes of " +
-                       std::to_string(c.gpus_per_node) + ": give 'inter_node' {fabric, gbps_per_gpu, latency_us}");
+    if (multi_node && !t.inter_node && t.preset.empty())
+        o.value().fail("a cluster of " + str(c.gpus) + " GPUs spans several nodes of " + str(c.gpus_per_node) +
+                       ": give 'inter_node' {fabric, gbps_per_gpu, latency_us}");
     if (multi_node && c.gpus % c.gpus_per_node != 0)
-        o.at("gpus").fail("expected a multiple of gpus_per_node (" + std::to_string(c.gpus_per_node) +
-                          ") for a multi-node cluster, got " + std::to_string(c.gpus));
+        (o.has("gpus") ? o.at("gpus") : o.value())
+            .fail("expected a multiple of gpus_per_node (" + str(c.gpus_per_node) + ") for a multi-node cluster, got " +
+                  str(c.gpus));
+    if (inst && !implied.empty()) {
+        c.from_instance = inst->provider + "/" + inst->instance + ":";
+        for (std::size_t i = 0; i < implied.size(); ++i) c.from_instance += (i ? ", " : " ") + implied[i];
+    }
     return c;
-}
-
-constexpr std::string_view source_kinds[] = {"local-nvme", "nfs", "object-storage"};
-constexpr std::string_view staging_modes[] = {"none", "copy-to-nvme"};
-
-std::vector<std::string_view> sample_kind_names() {
-    std::vector<std::string_view> out;
-    for (const auto& k : data::sample_kinds()) out.push_back(k.name);
-    return out;
-}
-
-std::vector<std::string_view> instance_names() {
-    std::vector<std::string_view> out;
-    for (const auto& i : data::instances()) out.push_back(i.name);
-    return out;
 }
 
 SourceSpec parse_source(const Value& v) {
     Object o(v, {"kind", "gbps", "latency_ms", "max_concurrency", "request_bytes"});
     SourceSpec s;
-    s.kind = o.at("kind").as_name("source kind", source_kinds);
+    s.kind = o.at("kind").as(data::source_kind_registry());
     if (auto x = o.get("gbps")) s.gbps = x->as_positive_number();
     if (auto x = o.get("latency_ms")) s.latency_ms = x->as_nonnegative_number();
     if (auto x = o.get("max_concurrency")) s.max_concurrency = positive_int(*x);
@@ -248,17 +400,16 @@ SourceSpec parse_source(const Value& v) {
     return s;
 }
 
-DataSpec parse_data(const Value& v) {
+DataSpec parse_data(const Value& v, const data::Instance* implied_instance) {
     Object o(v, {"workers_per_gpu", "samples_per_s_per_worker", "prefetch_factor", "sample_kind", "instance",
                  "sample_bytes", "dataset_bytes", "source", "staging", "host_ram_gib", "vcpus", "gpu_decode",
                  "ingress_gbps"});
     DataSpec d;
     d.workers_per_gpu = positive_int(o.at("workers_per_gpu"));
     if (auto x = o.get("sample_kind")) {
-        const auto names = sample_kind_names();
-        d.sample_kind = x->as_name("sample kind", names);
+        d.sample_kind = x->as(data::sample_kind_registry());
     }
-    const bool pipeline = !d.sample_kind.empty();
+    const bool pipeline = d.sample_kind != nullptr;
     // The storage keys describe the storage-backed pipeline, which needs to know what a sample is.
     for (std::string_view key : {"instance", "sample_bytes", "dataset_bytes", "source", "staging", "host_ram_gib",
                                  "vcpus", "gpu_decode", "ingress_gbps"})
@@ -272,36 +423,37 @@ DataSpec parse_data(const Value& v) {
     }
     if (auto x = o.get("prefetch_factor")) d.prefetch_factor = positive_int(*x);
     if (auto x = o.get("instance")) {
-        const auto names = instance_names();
-        d.instance = x->as_name("instance", names);
+        d.instance = x->as(data::instance_registry());
+    } else if (pipeline) {
+        d.instance = implied_instance;
     }
     if (auto x = o.get("sample_bytes")) d.sample_bytes = x->as_positive_number();
     if (auto x = o.get("dataset_bytes")) d.dataset_bytes = x->as_positive_number();
     if (auto x = o.get("source")) d.source = parse_source(*x);
-    if (auto x = o.get("staging")) d.staging = x->as_name("staging mode", staging_modes);
+    if (auto x = o.get("staging")) d.staging = x->as(staging_modes());
     if (auto x = o.get("host_ram_gib")) d.host_ram_gib = x->as_positive_number();
     if (auto x = o.get("vcpus")) d.vcpus = positive_int(*x);
     if (auto x = o.get("gpu_decode")) {
         d.gpu_decode = x->as_bool();
-        if (d.gpu_decode && !data::find_sample_kind(d.sample_kind)->has_gpu_decode())
-            x->fail("sample kind '" + d.sample_kind + "' has no GPU decoder; GPU decode is modelled for imagenet-jpeg");
+        if (d.gpu_decode && !d.sample_kind->has_gpu_decode())
+            x->fail("sample kind '" + std::string(d.sample_kind->name) +
+                    "' has no GPU decoder; GPU decode is modelled for imagenet-jpeg");
     }
     if (auto x = o.get("ingress_gbps")) d.ingress_gbps = x->as_positive_number();
-    const data::Instance* inst = d.instance.empty() ? nullptr : data::find_instance(d.instance);
-    if (d.staging == "copy-to-nvme") {
+    const data::Instance* inst = d.instance;
+    if (d.staging == Staging::copy_to_nvme) {
         const Value at = o.at("staging");
         if (!d.source) at.fail("staging 'copy-to-nvme' needs a 'source' to copy from");
-        if (d.source->kind == "local-nvme") at.fail("staging 'copy-to-nvme' copies from a remote source; 'source' is already local-nvme");
+        if (d.source->kind == data::SourceKind::local_nvme)
+            at.fail("staging 'copy-to-nvme' copies from a remote source; 'source' is already local-nvme");
         if (!inst || inst->nvme_drives == 0)
             at.fail("staging 'copy-to-nvme' needs an 'instance' with local NVMe" +
-                    (inst ? "; '" + d.instance + "' has none (EBS only)" : std::string()));
+                    (inst ? "; '" + std::string(inst->name) + "' has none (EBS only)" : std::string()));
     }
-    if (d.source && d.source->kind == "local-nvme" && !d.source->gbps && (!inst || inst->nvme_drives == 0))
+    if (d.source && d.source->kind == data::SourceKind::local_nvme && !d.source->gbps && (!inst || inst->nvme_drives == 0))
         o.at("source").fail("source 'local-nvme' needs 'gbps', or an 'instance' with local NVMe");
     return d;
 }
-
-std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
 OwnershipSpec parse_ownership(const Value& v) {
     Object o(v, {"purchase_usd", "depreciation_years", "power_kw", "pue", "usd_per_kwh", "operations_usd_per_year"});
@@ -339,7 +491,8 @@ PricingSpec parse_pricing(const Value& v) {
         auto plans = price::catalog_plans(cat, p.provider, p.instance);
         plans.push_back("self-owned");
         if (auto x = o.get("plan")) p.plan = x->as_name(p.instance + " plan", views(plans));
-        const std::string catalog_plan = p.is_owned() ? "on-demand" : p.plan;
+        p.kind = price::plan_kind(p.plan);
+        const std::string catalog_plan = p.kind == PlanKind::owned ? "on-demand" : p.plan;
         if (auto x = o.get("region")) {
             const auto regions = price::catalog_regions(cat, p.provider, p.instance, catalog_plan);
             p.region = x->as_name("region of '" + p.instance + "' " + catalog_plan, views(regions));
@@ -347,7 +500,7 @@ PricingSpec parse_pricing(const Value& v) {
         const price::CatalogRow* row = price::find_price(cat, p.provider, p.instance, catalog_plan, p.region);
         if (!row) o.value().fail("no catalog row for " + p.provider + " " + p.instance + " " + catalog_plan);
         const bool allow = o.has("allow_flagged") && o.at("allow_flagged").as_bool();
-        if (!row->flag.empty() && !allow && !p.is_owned())
+        if (!row->flag.empty() && !allow && p.kind != PlanKind::owned)
             (o.has("plan") ? o.at("plan") : o.at("instance"))
                 .fail("the catalog price of " + p.provider + " " + p.instance + " " + catalog_plan + " (" + row->region +
                       ", " + json_number(row->price_per_hour) + " " + row->currency + "/h) is flagged: " + row->flag +
@@ -355,70 +508,76 @@ PricingSpec parse_pricing(const Value& v) {
         p.region = row->region;
         p.gpus_per_instance = row->gpus_per_instance;
         p.currency = row->currency;
-        p.usd_per_unit = row->usd_per_unit;
         p.usd_per_gpu_hour = row->usd_per_instance_hour() / row->gpus_per_instance;
         p.source = row->source + " (" + row->as_of + ")";
         if (const auto* f = price::find_provider_facts(p.provider)) {
-            p.billing_increment_s = f->billing_increment_s;
-            p.minimum_billed_s = f->minimum_billed_s;
-            p.spot_notice_s = f->spot_notice_s;
+            p.billing_increment = units::seconds(f->billing_increment_s);
+            p.minimum_billed = units::seconds(f->minimum_billed_s);
+            p.spot_notice = units::seconds(f->spot_notice_s);
             p.egress_usd_per_gb = f->egress_usd_per_gb;
         }
     } else {
-        if (auto x = o.get("plan")) p.plan = x->as_name("pricing plan", explicit_plans);
+        if (auto x = o.get("plan")) {
+            p.kind = x->as(explicit_plans());
+            p.plan = x->as_string();
+        }
         if (auto x = o.get("allow_flagged")) (void)x->as_bool();
         if (auto x = o.get("region")) x->fail("'region' needs 'provider' and 'instance'");
         if (auto x = o.get("gpus_per_instance")) p.gpus_per_instance = positive_int(*x);
         const int forms = int(o.has("usd_per_gpu_hour")) + int(o.has("usd_per_instance_hour")) + int(o.has("price_per_gpu_hour"));
         if (forms > 1)
             o.value().fail("give one of 'usd_per_gpu_hour', 'usd_per_instance_hour' or 'price_per_gpu_hour' (with 'currency'), not several");
+        double usd_per_unit = 1;
         if (auto x = o.get("currency")) {
             p.currency = x->as_string();
             if (!o.has("usd_per_unit")) x->fail("'currency' needs 'usd_per_unit' (US dollars per unit of " + p.currency + ")");
-            p.usd_per_unit = o.at("usd_per_unit").as_positive_number();
+            usd_per_unit = o.at("usd_per_unit").as_positive_number();
             if (!o.has("price_per_gpu_hour")) x->fail("'currency' goes with 'price_per_gpu_hour'");
         } else if (auto u = o.get("usd_per_unit")) {
             u->fail("'usd_per_unit' needs 'currency'");
         }
         if (auto x = o.get("price_per_gpu_hour")) {
             if (!o.has("currency")) x->fail("'price_per_gpu_hour' needs 'currency' and 'usd_per_unit'");
-            p.usd_per_gpu_hour = x->as_nonnegative_number() * p.usd_per_unit;
+            p.usd_per_gpu_hour = x->as_nonnegative_number() * usd_per_unit;
         } else if (auto y = o.get("usd_per_instance_hour")) {
             p.usd_per_gpu_hour = y->as_nonnegative_number() / p.gpus_per_instance;
-        } else if (!p.is_owned()) {
+        } else if (p.kind != PlanKind::owned) {
             p.usd_per_gpu_hour = o.at("usd_per_gpu_hour").as_nonnegative_number();
         }
     }
-    if (auto x = o.get("billing_increment_s")) p.billing_increment_s = x->as_positive_number();
-    if (auto x = o.get("minimum_billed_s")) p.minimum_billed_s = x->as_nonnegative_number();
+    if (auto x = o.get("billing_increment_s")) p.billing_increment = units::seconds(x->as_positive_number());
+    if (auto x = o.get("minimum_billed_s")) p.minimum_billed = units::seconds(x->as_nonnegative_number());
     if (auto x = o.get("storage_usd_per_gb_month")) p.storage_usd_per_gb_month = x->as_nonnegative_number();
     if (auto x = o.get("dataset_gb")) p.dataset_gb = x->as_nonnegative_number();
     if (auto x = o.get("egress_gb")) p.egress_gb = x->as_nonnegative_number();
     if (auto x = o.get("egress_usd_per_gb")) p.egress_usd_per_gb = x->as_nonnegative_number();
-    if (p.is_owned() && !p.ownership)
+    if (p.kind == PlanKind::owned && !p.ownership)
         (o.has("plan") ? o.at("plan") : o.value())
             .fail("plan 'self-owned' needs 'ownership' {purchase_usd, depreciation_years, power_kw, pue, usd_per_kwh, operations_usd_per_year}");
     return p;
 }
 
+units::Seconds seconds_of(const Value& v) { return units::seconds(v.as_nonnegative_number()); }
+
 LifecycleSpec parse_lifecycle(const Value& v) {
     Object o(v, {"provisioning_s", "staging_s", "restart", "resize_s", "checkpoint", "spot", "failures", "budget_usd",
                  "budget_alert_fraction", "deadline_h"});
     LifecycleSpec l;
-    if (auto x = o.get("provisioning_s")) l.provisioning_s = x->as_nonnegative_number();
-    if (auto x = o.get("staging_s")) l.staging_s = x->as_nonnegative_number();
-    if (auto x = o.get("resize_s")) l.resize_s = x->as_nonnegative_number();
+    l.notice = units::seconds(-1);
+    if (auto x = o.get("provisioning_s")) l.provisioning = seconds_of(*x);
+    if (auto x = o.get("staging_s")) l.staging = seconds_of(*x);
+    if (auto x = o.get("resize_s")) l.resize = seconds_of(*x);
     if (auto x = o.get("restart")) {
         Object r(*x, {"boot_s", "container_s", "nccl_init_s"});
-        if (auto y = r.get("boot_s")) l.boot_s = y->as_nonnegative_number();
-        if (auto y = r.get("container_s")) l.container_s = y->as_nonnegative_number();
-        if (auto y = r.get("nccl_init_s")) l.nccl_init_s = y->as_nonnegative_number();
+        if (auto y = r.get("boot_s")) l.boot = seconds_of(*y);
+        if (auto y = r.get("container_s")) l.container = seconds_of(*y);
+        if (auto y = r.get("nccl_init_s")) l.nccl_init = seconds_of(*y);
     }
     if (auto x = o.get("checkpoint")) {
         Object c(*x, {"interval_s", "optimal_interval", "write_gb_per_s", "read_gb_per_s", "size_gb", "kept"});
         if (c.has("interval_s") && c.has("optimal_interval"))
             c.at("optimal_interval").fail("give either 'interval_s' or 'optimal_interval', not both");
-        if (auto y = c.get("interval_s")) l.checkpoint_interval_s = y->as_positive_number();
+        if (auto y = c.get("interval_s")) l.checkpoint_interval = units::seconds(y->as_positive_number());
         if (auto y = c.get("optimal_interval")) l.checkpoint_optimal = y->as_bool();
         if (!c.has("interval_s") && !l.checkpoint_optimal)
             c.value().fail("missing checkpoint interval: give 'interval_s' or \"optimal_interval\": true");
@@ -433,14 +592,15 @@ LifecycleSpec parse_lifecycle(const Value& v) {
         const bool rate = sp.has("mean_time_between_preemptions_h");
         if (rate == sp.has("trace"))
             sp.value().fail("give one of 'mean_time_between_preemptions_h' (per instance) or 'trace' (" +
-                            std::string(price::shipped_trace_names().front()) + ")");
-        if (rate) l.preempt_mean_h = sp.at("mean_time_between_preemptions_h").as_positive_number();
-        else {
-            const auto names = price::shipped_trace_names();
-            l.spot_trace = sp.at("trace").as_name("spot trace", names);
+                            std::string(price::spot_trace_registry().names().front()) + ")");
+        if (rate) {
+            l.preempt_mean_h = sp.at("mean_time_between_preemptions_h").as_positive_number();
+        } else {
+            l.spot_trace = std::make_shared<const price::SpotTrace>(
+                price::shipped_trace(sp.at("trace").as_name(price::spot_trace_registry().what(), price::spot_trace_registry().names())));
         }
-        if (auto y = sp.get("notice_s")) l.notice_s = y->as_nonnegative_number();
-        if (auto y = sp.get("capacity_wait_s")) l.capacity_wait_s = y->as_nonnegative_number();
+        if (auto y = sp.get("notice_s")) l.notice = seconds_of(*y);
+        if (auto y = sp.get("capacity_wait_s")) l.capacity_wait = seconds_of(*y);
         if (auto y = sp.get("checkpoint_on_notice")) l.checkpoint_on_notice = y->as_bool();
     }
     if (auto x = o.get("failures")) {
@@ -478,6 +638,51 @@ ElasticSpec parse_elastic(const Value& v) {
     return e;
 }
 
+// Where to report a rule that spans several keys: the first of `pointers` that a sweep or
+// an override set (the user changed it there), else the first.
+Value blame(const Json& root, const JsonSource& src, std::initializer_list<const char*> pointers) {
+    for (const char* p : pointers)
+        if (src.locate(p) != p) return at_pointer(root, p, src);
+    return at_pointer(root, *pointers.begin(), src);
+}
+
+// The parallel layout at a GPU count: tp x pp must divide it, the batch must split into
+// whole micro-batches per data-parallel rank, tensor parallelism needs attention heads, and
+// a pipeline needs a layer per stage. `gpus_at` locates the GPU count (the cluster's, or an
+// elastic step's); messages from a step name that step.
+void check_layout(const Scenario& s, int gpus, const Value& gpus_at, const Json& root, const JsonSource& src,
+                  bool elastic_step) {
+    const auto& w = s.workload;
+    const auto& par = w.parallelism;
+    const auto at = [&](std::initializer_list<const char*> pointers) {
+        return elastic_step ? gpus_at : blame(root, src, pointers);
+    };
+    const int model_parallel = par.tp * par.pp;
+    if (gpus % model_parallel != 0)
+        at({"/cluster/gpus", "/workload/parallelism/tp", "/workload/parallelism/pp"})
+            .fail("expected a multiple of tp x pp (" + str(model_parallel) + "), got " + str(gpus));
+    const int dp = gpus / model_parallel;
+    if (w.global_batch && w.global_batch % (dp * w.micro_batch) != 0)
+        at({"/workload/global_batch", "/workload/micro_batch", "/cluster/gpus", "/workload/parallelism/tp",
+            "/workload/parallelism/pp"})
+            .fail("expected a multiple of dp x micro_batch (" + str(dp * w.micro_batch) + "), got " + str(w.global_batch));
+    const work::Workload& model = w.graph;
+    if (model.heads > 0 && par.tp > 1 && model.heads % par.tp != 0)
+        at({"/workload/parallelism/tp", "/workload/model"})
+            .fail("expected a divisor of the model's " + str(model.heads) + " attention heads, got tp = " + str(par.tp));
+    if (par.tp > 1 && model.domain == work::Domain::vision)
+        at({"/workload/parallelism/tp", "/workload/model"})
+            .fail("tensor parallelism splits transformer layers; model '" + w.model + "' has none");
+    int layers = 0;
+    for (const auto& l : model.layers) layers += l.repeat;
+    const int stages = par.pp * par.virtual_stages;
+    if (stages > layers)
+        at({"/workload/parallelism/pp", "/workload/parallelism/virtual_stages", "/workload/model"})
+            .fail("expected at most " + str(layers) +
+                  " pipeline stages (pp x virtual_stages), one per layer of the model (blocks, embedding and head), got " +
+                  str(stages));
+}
+
 Scenario parse_one(const Json& j, const JsonSource& src) {
     Value root(j, "", src);
     Object o(root, {"schema", "name", "description", "seed", "workload", "cluster", "data", "pricing", "lifecycle",
@@ -489,77 +694,95 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     s.name = o.at("name").as_string();
     if (auto x = o.get("description")) (void)x->as_string();
     if (auto x = o.get("seed")) s.seed = static_cast<std::uint64_t>(x->as_nonnegative_int());
-    s.workload = parse_workload(o.at("workload"));
-    s.cluster = parse_cluster(o.at("cluster"));
-    if (auto x = o.get("data")) s.data = parse_data(*x);
+    int dp_given = 0;
+    s.workload = parse_workload(o.at("workload"), dp_given);
     s.pricing = parse_pricing(o.at("pricing"));
+    std::optional<InstanceHardware> priced;
+    if (!s.pricing.instance.empty())
+        priced = instance_hardware(at_pointer(j, "/pricing/instance", src), s.pricing.provider, s.pricing.instance);
+    ClusterKeys given;
+    s.cluster = parse_cluster(o.at("cluster"), priced, given);
+    // A data block without an instance takes the node's, when the cluster came from one.
+    const data::Instance* implied_data_instance = nullptr;
+    if (!given.gpu && !s.cluster.from_instance.empty()) {
+        const std::string node = s.cluster.from_instance.substr(0, s.cluster.from_instance.find(':'));
+        const std::string name = node.substr(0, node.find('/')) + "-" + node.substr(node.find('/') + 1);
+        implied_data_instance = data::find_instance(name);
+    }
+    if (auto x = o.get("data")) s.data = parse_data(*x, implied_data_instance);
     if (auto x = o.get("lifecycle")) s.lifecycle = parse_lifecycle(*x);
     if (auto x = o.get("elastic")) s.elastic = parse_elastic(*x);
-    if (s.pricing.is_spot() && !s.lifecycle.spot)
+    if (s.pricing.kind == PlanKind::spot && !s.lifecycle.spot)
         o.at("pricing").fail("plan '" + s.pricing.plan +
                              "' needs 'lifecycle' {'spot': {mean_time_between_preemptions_h or trace}} to model preemptions");
-    if (s.lifecycle.spot && s.lifecycle.notice_s < 0) s.lifecycle.notice_s = s.pricing.spot_notice_s;
-    if (!s.pricing.instance.empty()) {
+    if (s.lifecycle.notice.value < 0) s.lifecycle.notice = s.lifecycle.spot ? s.pricing.spot_notice : units::Seconds{};
+    if (priced && given.gpu) {
         // The instance is the node: its GPU and GPU count must be the cluster's.
-        const auto* row = price::find_price(price::shipped_catalog(), s.pricing.provider, s.pricing.instance,
-                                            s.pricing.is_owned() ? "on-demand" : s.pricing.plan, s.pricing.region);
-        if (row && row->gpu != s.cluster.gpu)
-            Value(j["pricing"]["instance"], "/pricing/instance", src)
-                .fail("instance '" + s.pricing.instance + "' has " + (row->gpu.empty() ? row->gpu_label : row->gpu) +
-                      " GPUs, not the cluster's '" + s.cluster.gpu + "'");
-        if (row && row->gpus_per_instance != s.cluster.gpus_per_node)
-            Value(j["pricing"]["instance"], "/pricing/instance", src)
-                .fail("instance '" + s.pricing.instance + "' has " + std::to_string(row->gpus_per_instance) +
-                      " GPUs; set cluster 'gpus_per_node' to " + std::to_string(row->gpus_per_instance) + ", not " +
-                      std::to_string(s.cluster.gpus_per_node));
+        const Value where = at_pointer(j, "/pricing/instance", src);
+        if (priced->gpu != s.cluster.gpu)
+            where.fail("instance '" + s.pricing.instance + "' has " + std::string(priced->gpu->name) +
+                       " GPUs, not the cluster's '" + std::string(s.cluster.gpu->name) + "'");
+        if (priced->gpus_per_node != s.cluster.gpus_per_node)
+            where.fail("instance '" + s.pricing.instance + "' has " + str(priced->gpus_per_node) +
+                       " GPUs; set cluster 'gpus_per_node' to " + str(priced->gpus_per_node) + ", not " +
+                       str(s.cluster.gpus_per_node));
     }
 
     // Cross-section checks.
-    const auto& w = s.workload;
-    const auto& gpu = compute::find_gpu(s.cluster.gpu);
+    auto& w = s.workload;
+    const compute::GpuSpec& gpu = *s.cluster.gpu;
     if (gpu.peak_tflops[static_cast<std::size_t>(w.precision)] <= 0.0) {
         std::string valid;
-        for (auto p : precisions)
-            if (gpu.peak_tflops[static_cast<std::size_t>(*compute::parse_precision(p))] > 0.0)
-                valid += (valid.empty() ? "" : ", ") + std::string(p);
-        Value(j["workload"]["precision"], "/workload/precision", src)
-            .fail("GPU '" + s.cluster.gpu + "' has no " + std::string(compute::to_string(w.precision)) +
+        for (const auto& e : compute::precision_registry().entries())
+            if (gpu.peak_tflops[static_cast<std::size_t>(e.value)] > 0.0) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+        at_pointer(j, "/workload/precision", src)
+            .fail("GPU '" + std::string(gpu.name) + "' has no " + std::string(compute::precision_registry().name_of(w.precision)) +
                   " support; valid: " + valid);
     }
-    const auto& par = w.parallelism;
+    auto& par = w.parallelism;
     const int model_parallel = par.tp * par.pp;
     if (s.cluster.gpus % model_parallel != 0)
-        Value(j["cluster"]["gpus"], "/cluster/gpus", src)
-            .fail("expected a multiple of tp x pp (" + std::to_string(model_parallel) + "), got " +
-                  std::to_string(s.cluster.gpus));
+        blame(j, src, {"/cluster/gpus", "/workload/parallelism/tp", "/workload/parallelism/pp"})
+            .fail("expected a multiple of tp x pp (" + str(model_parallel) + "), got " + str(s.cluster.gpus));
     const auto& d = s.data;
-    if (!d.instance.empty()) {
-        const data::Instance& inst = *data::find_instance(d.instance);
-        if (inst.gpu != s.cluster.gpu || inst.gpus != s.cluster.gpus_per_node)
-            Value(j["data"]["instance"], "/data/instance", src)
-                .fail("instance '" + d.instance + "' has " + std::to_string(inst.gpus) + " x " + std::string(inst.gpu) +
-                      " per node; the cluster has " + std::to_string(s.cluster.gpus_per_node) + " x " + s.cluster.gpu);
+    if (d.instance && j.contains(Json::json_pointer("/data/instance"))) {
+        const data::Instance& inst = *d.instance;
+        if (inst.gpu != gpu.name || inst.gpus != s.cluster.gpus_per_node)
+            at_pointer(j, "/data/instance", src)
+                .fail("instance '" + std::string(inst.name) + "' has " + str(inst.gpus) + " x " + std::string(inst.gpu) +
+                      " per node; the cluster has " + str(s.cluster.gpus_per_node) + " x " + std::string(gpu.name));
     }
-    if (d.source || d.staging != "none") {
-        const double sample_bytes = d.sample_bytes ? d.sample_bytes : data::find_sample_kind(d.sample_kind)->stored_bytes.value;
+    if (d.source || d.staging != Staging::none) {
+        const double sample_bytes = d.sample_bytes ? d.sample_bytes : d.sample_kind->stored_bytes.value;
         const double dataset = d.dataset_bytes ? d.dataset_bytes : w.dataset_samples * sample_bytes;
         if (dataset <= 0)
-            Value(j["data"], "/data", src)
+            at_pointer(j, "/data", src)
                 .fail("a 'source' needs the dataset size: give 'dataset_bytes', or 'dataset_samples' with 'epochs' in "
                       "'workload'");
-        if (d.staging == "copy-to-nvme") {
-            const data::Instance& inst = *data::find_instance(d.instance);
-            if (dataset > inst.nvme_bytes().value)
-                Value(j["data"]["staging"], "/data/staging", src)
-                    .fail("the dataset (" + std::to_string(static_cast<long long>(dataset / 1e9)) +
-                          " GB) does not fit the local NVMe of '" + d.instance + "' (" +
-                          std::to_string(static_cast<long long>(inst.nvme_bytes().value / 1e9)) + " GB)");
-        }
+        if (d.staging == Staging::copy_to_nvme && dataset > d.instance->nvme_bytes().value)
+            at_pointer(j, "/data/staging", src)
+                .fail("the dataset (" + std::to_string(static_cast<long long>(dataset / 1e9)) +
+                      " GB) does not fit the local NVMe of '" + std::string(d.instance->name) + "' (" +
+                      std::to_string(static_cast<long long>(d.instance->nvme_bytes().value / 1e9)) + " GB)");
     }
-    if (par.dp && par.dp * model_parallel != s.cluster.gpus)
-        Value(j["workload"]["parallelism"]["dp"], "/workload/parallelism/dp", src)
-            .fail("expected tp x pp x dp = gpus (" + std::to_string(s.cluster.gpus) + "), got " +
-                  std::to_string(par.dp * model_parallel));
+    if (dp_given && dp_given * model_parallel != s.cluster.gpus)
+        at_pointer(j, "/workload/parallelism/dp", src)
+            .fail("expected tp x pp x dp = gpus (" + str(s.cluster.gpus) + "), got " + str(dp_given * model_parallel));
+    par.dp = s.cluster.gpus / model_parallel;
+    check_layout(s, s.cluster.gpus, at_pointer(j, "/cluster/gpus", src), j, src, false);
+
+    // Each elastic step is a cluster of its own size: whole nodes, a fabric across nodes,
+    // and a parallel layout that holds.
+    for (std::size_t i = 0; i < s.elastic.schedule.size(); ++i) {
+        const int n = s.elastic.schedule[i].gpus;
+        const Value where = at_pointer(j, "/elastic/schedule/" + std::to_string(i) + "/gpus", src);
+        const auto& t = s.cluster.topology;
+        if (n > s.cluster.gpus_per_node && !t.inter_node && t.preset.empty())
+            where.fail("a step of " + str(n) + " GPUs spans several nodes: give cluster 'inter_node'");
+        if (n > s.cluster.gpus_per_node && n % s.cluster.gpus_per_node != 0)
+            where.fail("expected a multiple of gpus_per_node (" + str(s.cluster.gpus_per_node) + "), got " + str(n));
+        check_layout(s, n, where, j, src, true);
+    }
     return s;
 }
 
@@ -585,14 +808,21 @@ std::string set_dotted(Json& j, const std::string& dotted, const Json& value) {
 
 }  // namespace
 
-ScenarioSet parse_scenarios(const std::string& text, const std::string& file) {
+ScenarioSet parse_scenarios(const std::string& text, const std::string& file, const Overrides& overrides) {
     const Json root = parse_json_text(text, file);
     JsonSource src{file, {}};
     if (!root.is_object()) Value(root, "", src).fail("expected a scenario object, got " + std::string(root.is_array() ? "an array" : root.dump()));
 
+    const auto apply_overrides = [&](Json& j, JsonSource& at) {
+        for (const auto& [key, value] : overrides)
+            std::visit([&](const auto& x) { at.remap[set_dotted(j, key, Json(x))] = "override " + key; }, value);
+    };
     ScenarioSet set;
     if (!root.contains("sweep")) {
-        set.points.push_back(parse_one(root, src));
+        Json j = root;
+        JsonSource point_src{file, {}};
+        apply_overrides(j, point_src);
+        set.points.push_back(parse_one(j, point_src));
         return set;
     }
     const Value sweep(root["sweep"], "/sweep", src);
@@ -624,7 +854,15 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file) {
             point_src.remap[ptr] = list[idx[a]].pointer();
             label += (a ? " " : "") + key + "=" + set.axes[a].labels[idx[a]];
         }
-        Scenario s = parse_one(j, point_src);
+        apply_overrides(j, point_src);
+        Scenario s;
+        try {
+            s = parse_one(j, point_src);
+        } catch (const InputError& e) {
+            // A rule that spans keys can break at one point of the sweep only: say which.
+            if (e.where().starts_with("/sweep/")) throw;
+            throw InputError(e.file(), e.where(), e.message() + " (at sweep point " + label + ")");
+        }
         s.point = label;
         set.points.push_back(std::move(s));
         std::size_t a = axes.size();
@@ -638,12 +876,20 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file) {
     }
 }
 
-ScenarioSet load_scenarios(const std::string& path) {
+Scenario compile_scenario(const ScenarioDraft& draft) {
+    Json j = Json::object();
+    for (const auto& [key, value] : draft.keys)
+        std::visit([&](const auto& x) { set_dotted(j, key, Json(x)); }, value);
+    const JsonSource src{draft.file, {}};
+    return parse_one(j, src);
+}
+
+ScenarioSet load_scenarios(const std::string& path, const Overrides& overrides) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", "cannot open file");
     std::ostringstream ss;
     ss << in.rdbuf();
-    return parse_scenarios(ss.str(), path);
+    return parse_scenarios(ss.str(), path, overrides);
 }
 
 }  // namespace rentsim::analysis

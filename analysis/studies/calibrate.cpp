@@ -1,6 +1,7 @@
 #include "analysis/studies/calibrate.hpp"
 
 #include <cmath>
+#include <limits>
 #include <regex>
 
 #include <Eigen/Dense>
@@ -8,6 +9,7 @@
 #include "analysis/scenario/csv.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "models/compute/step.hpp"
+#include "models/fit/levenberg_marquardt.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
@@ -222,54 +224,32 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
 
     const Eigen::VectorXd prior = prior_vector();
     const auto n_rows = static_cast<Eigen::Index>(rep.rows.size());
-    const auto residuals = [&](const Eigen::VectorXd& x) {
-        Eigen::VectorXd r(n_rows + n_params);
+    const fit::Residuals residuals = [&](const fit::Vector& values) {
+        const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(values.data(), n_params);
+        fit::Vector r(static_cast<std::size_t>(n_rows + n_params));
         const auto c = to_calibration(x, gpu);
         for (Eigen::Index i = 0; i < n_rows; ++i) {
             const auto& row = rep.rows[static_cast<std::size_t>(i)];
-            r[i] = std::log(predict(row, c) / row.measured_s);
+            r[static_cast<std::size_t>(i)] = std::log(predict(row, c) / row.measured_s);
         }
-        for (int j = 0; j < n_params; ++j) r[n_rows + j] = prior_weight * (x[j] - prior[j]);
+        for (int j = 0; j < n_params; ++j) r[static_cast<std::size_t>(n_rows + j)] = prior_weight * (x[j] - prior[j]);
         return r;
     };
 
-    Eigen::VectorXd x = prior;
-    Eigen::VectorXd r = residuals(x);
-    double cost = r.squaredNorm();
-    double lambda = 1e-2;
-    bool converged = false;
-    for (rep.iterations = 0; rep.iterations < 200 && !converged; ++rep.iterations) {
-        Eigen::MatrixXd jac(r.size(), n_params);
-        for (int j = 0; j < n_params; ++j) {
-            Eigen::VectorXd xh = x;
-            const double h = 1e-6 * std::max(1.0, std::abs(x[j]));
-            xh[j] += h;
-            jac.col(j) = (residuals(xh) - r) / h;
-        }
-        const Eigen::MatrixXd jtj = jac.transpose() * jac;
-        const Eigen::VectorXd g = jac.transpose() * r;
-        bool improved = false;
-        for (int tries = 0; tries < 20 && !improved; ++tries) {
-            Eigen::MatrixXd a = jtj;
-            a.diagonal().array() += lambda * (jtj.diagonal().array() + 1e-12);
-            const Eigen::VectorXd step = a.ldlt().solve(-g);
-            const Eigen::VectorXd xn = x + step;
-            const Eigen::VectorXd rn = residuals(xn);
-            const double cn = rn.squaredNorm();
-            if (std::isfinite(cn) && cn < cost) {
-                const double gain = cost - cn;
-                x = xn;
-                r = rn;
-                cost = cn;
-                lambda = std::max(lambda / 3.0, 1e-9);
-                improved = true;
-                converged = gain < 1e-12 * std::max(1.0, cost);
-            } else {
-                lambda *= 4.0;
-            }
-        }
-        if (!improved) break;
-    }
+    // Levenberg-Marquardt with Marquardt's diagonal scaling and forward differences.
+    fit::Options options;
+    options.differences = {.central = false, .step = 1e-6, .relative = true};
+    options.max_iterations = 200;
+    options.max_trials = 20;
+    options.lambda = 1e-2;
+    options.lambda_min = 1e-9;
+    options.lambda_max = std::numeric_limits<double>::infinity();
+    options.damping_floor = 1e-12;
+    options.ridge = 0.0;
+    options.tolerance = 1e-12;
+    const fit::Result fitted = fit::levenberg_marquardt(residuals, fit::Vector(prior.data(), prior.data() + n_params), options);
+    rep.iterations = fitted.iterations;
+    const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(fitted.x.data(), n_params);
     rep.calibration = to_calibration(x, gpu);
     rep.calibration.date = date;
     std::string from;

@@ -50,29 +50,29 @@ int int_cell(const CsvRow& row, const std::string& col) {
 // The cluster of a published system: DGX-1 (hybrid cube-mesh), DGX A100, DGX H100 and HGX
 // H200 by their presets, DGX-2 (16 V100 SXM3 on NVSwitch, 8x 100 Gb/s EDR InfiniBand: 50 Gb/s
 // per GPU; NVIDIA DGX-2 datasheet, read 2026-11) and PCIe servers by an explicit spec.
-ClusterSpec cluster_for(const CsvRow& row, const std::string& gpu, int gpus) {
-    ClusterSpec c;
-    c.gpu = gpu;
-    c.gpus = gpus;
+void cluster_for(const CsvRow& row, const std::string& gpu, int gpus, ScenarioDraft& d) {
+    d.set("cluster.gpu", gpu).set("cluster.gpus", std::int64_t{gpus});
     const int per_node = std::max(1, int_cell(row, "gpus_per_node"));
-    if (gpu.starts_with("v100-sxm2")) c.topology = "dgx1-v100";
-    else if (gpu.starts_with("a100-sxm4")) c.topology = "dgx-a100";
-    else if (gpu == "h100-sxm5-80gb") c.topology = "dgx-h100";
-    else if (gpu == "h200-sxm-141gb") c.topology = "hgx-h200";
-    if (!c.topology.empty()) {
-        c.gpus_per_node = 8;
-        return c;
+    std::string topology;
+    if (gpu.starts_with("v100-sxm2")) topology = "dgx1-v100";
+    else if (gpu.starts_with("a100-sxm4")) topology = "dgx-a100";
+    else if (gpu == "h100-sxm5-80gb") topology = "dgx-h100";
+    else if (gpu == "h200-sxm-141gb") topology = "hgx-h200";
+    if (!topology.empty()) {
+        d.set("cluster.topology", topology);
+        return;
     }
-    c.gpus_per_node = per_node;
-    c.intra_node = gpu.find("pcie") != std::string::npos ? "pcie" : "nvlink";
+    d.set("cluster.gpus_per_node", std::int64_t{per_node});
+    d.set("cluster.intra_node", std::string(gpu.find("pcie") != std::string::npos ? "pcie" : "nvlink"));
     if (gpus > per_node) {
         if (gpu != "v100-sxm3-32gb") throw Skip{"multi-node system of " + gpu + " GPUs has no fabric in the row"};
-        c.inter_node = InterNode{"infiniband", 50, 5};
+        d.set("cluster.inter_node.fabric", std::string("infiniband"))
+            .set("cluster.inter_node.gbps_per_gpu", std::int64_t{50})
+            .set("cluster.inter_node.latency_us", std::int64_t{5});
     }
-    return c;
 }
 
-// The scenario a training row describes, as a user would write it.
+// The scenario a training row describes, as a user would write it, compiled by the loader.
 Scenario scenario_for(const CsvRow& row, const std::string& category) {
     const std::string model = row.at("model");
     const std::string gpu = row.at("gpu");
@@ -80,79 +80,77 @@ Scenario scenario_for(const CsvRow& row, const std::string& category) {
         throw Skip{"model '" + model + "' is not in the zoo"};
     if (gpu.empty()) throw Skip{"GPU not named (a part outside the catalog)"};
     if (!in_catalog(gpu)) throw Skip{"GPU '" + gpu + "' is not in the catalog"};
-    const auto precision = compute::parse_precision(row.at("precision"));
-    if (!precision) throw Skip{"no training precision"};
+    if (!compute::parse_precision(row.at("precision"))) throw Skip{"no training precision"};
     const int gpus = int_cell(row, "gpus");
     if (gpus < 1) throw Skip{"no GPU count"};
 
-    Scenario s;
-    s.file = row.file;
-    s.name = row.at("id");
-    WorkloadSpec& w = s.workload;
-    w.precision = *precision;
-    w.seq_len = int_cell(row, "seq_len");
-    if (model == "resnet50") {
-        w.model = "resnet50";
-        w.seq_len = 0;
-    } else if (model == "bert-large") {
-        w.model = "bert-large";
-        if (w.seq_len == 0) throw Skip{"two-phase BERT pretraining (seq 128, then 512) is not one scenario"};
-        w.task = w.seq_len == 384 ? "squad" : "pretraining";
-    } else {
-        w.model = "gpt";
-        w.layers = int_cell(row, "layers");
-        w.hidden = int_cell(row, "hidden");
-        w.heads = int_cell(row, "heads");
-        w.vocab = int_cell(row, "vocab");
-        w.ffn_hidden = int_cell(row, "ffn_hidden");
-        if (!w.layers || !w.hidden || !w.heads || !w.seq_len || !w.vocab) throw Skip{"incomplete GPT shape"};
+    ScenarioDraft d;
+    d.file = row.file;
+    d.set("schema", std::int64_t{1}).set("name", row.at("id"));
+    d.set("pricing.usd_per_gpu_hour", std::int64_t{0});
+    d.set("workload.model", model).set("workload.precision", row.at("precision"));
+    const int seq_len = int_cell(row, "seq_len");
+    bool squad = false;
+    if (model == "bert-large") {
+        if (seq_len == 0) throw Skip{"two-phase BERT pretraining (seq 128, then 512) is not one scenario"};
+        squad = seq_len == 384;
+        d.set("workload.seq_len", std::int64_t{seq_len}).set("workload.task", std::string(squad ? "squad" : "pretraining"));
+    } else if (model == "gpt") {
+        const int layers = int_cell(row, "layers"), hidden = int_cell(row, "hidden"), heads = int_cell(row, "heads"),
+                  vocab = int_cell(row, "vocab"), ffn = int_cell(row, "ffn_hidden");
+        if (!layers || !hidden || !heads || !seq_len || !vocab) throw Skip{"incomplete GPT shape"};
+        d.set("workload.layers", std::int64_t{layers}).set("workload.hidden", std::int64_t{hidden});
+        d.set("workload.heads", std::int64_t{heads}).set("workload.vocab", std::int64_t{vocab});
+        d.set("workload.seq_len", std::int64_t{seq_len});
+        if (ffn) d.set("workload.ffn_hidden", std::int64_t{ffn});
     }
 
-    Parallelism& p = w.parallelism;
-    p.tp = std::max(1, int_cell(row, "tp"));
-    p.pp = std::max(1, int_cell(row, "pp"));
-    p.dp = gpus / (p.tp * p.pp);
-    if (p.dp * p.tp * p.pp != gpus) throw Skip{"tp x pp does not divide the GPU count"};
-    p.sequence_parallel = row.at("sequence_parallel") == "true";
-    if (!row.at("recompute").empty()) p.recompute = row.at("recompute");
-    p.zero = int_cell(row, "zero");
+    const int tp = std::max(1, int_cell(row, "tp")), pp = std::max(1, int_cell(row, "pp"));
+    const int dp = gpus / (tp * pp);
+    if (dp * tp * pp != gpus) throw Skip{"tp x pp does not divide the GPU count"};
+    d.set("workload.parallelism.tp", std::int64_t{tp}).set("workload.parallelism.pp", std::int64_t{pp});
+    if (row.at("sequence_parallel") == "true") d.set("workload.parallelism.sequence_parallel", true);
+    if (!row.at("recompute").empty()) d.set("workload.parallelism.recompute", row.at("recompute"));
+    if (const int zero = int_cell(row, "zero")) d.set("workload.parallelism.zero", std::int64_t{zero});
 
     const int per_gpu = int_cell(row, "batch_per_gpu");
     const int global = int_cell(row, "global_batch");
     const int micro = int_cell(row, "micro_batch");
+    double step_samples = 0;
     if (model == "gpt") {
         if (global < 1) throw Skip{"no global batch"};
-        w.global_batch = global;
         // Without a stated micro-batch: a whole replica's share without a pipeline, 1 with one.
-        w.micro_batch = micro ? micro : p.pp > 1 ? 1 : std::max(1, global / p.dp);
-        if (global % (p.dp * w.micro_batch) != 0) throw Skip{"global batch is not a multiple of dp x micro-batch"};
+        const int m = micro ? micro : pp > 1 ? 1 : std::max(1, global / dp);
+        if (global % (dp * m) != 0) throw Skip{"global batch is not a multiple of dp x micro-batch"};
+        d.set("workload.global_batch", std::int64_t{global}).set("workload.micro_batch", std::int64_t{m});
+        step_samples = global;
     } else {
         if (per_gpu < 1) throw Skip{"no batch per GPU"};
         // DLE tables reach their global batch by gradient accumulation over micro-batches of batch_per_gpu.
         if (global > per_gpu * gpus && global % gpus == 0 && (global / gpus) % per_gpu == 0) {
-            w.batch_per_gpu = global / gpus;
-            w.micro_batch = per_gpu;
+            d.set("workload.batch_per_gpu", std::int64_t{global / gpus}).set("workload.micro_batch", std::int64_t{per_gpu});
+            step_samples = static_cast<double>(global / gpus) * gpus;
         } else {
-            w.batch_per_gpu = per_gpu;
+            d.set("workload.batch_per_gpu", std::int64_t{per_gpu});
+            step_samples = static_cast<double>(per_gpu) * gpus;
         }
     }
-    const double step_samples = w.global_batch ? w.global_batch : static_cast<double>(w.batch_per_gpu) * gpus;
     if (row.at("metric") == "time_to_train_s") {
-        if (const auto n = row.number("samples_to_train")) w.samples = *n;
-        else if (w.task == "squad" && row.at("notes").find("2 epochs") != std::string::npos)
-            w.samples = 2 * squad_v11_train_samples;
+        if (const auto n = row.number("samples_to_train")) d.set("workload.samples", *n);
+        else if (squad && row.at("notes").find("2 epochs") != std::string::npos)
+            d.set("workload.samples", 2 * squad_v11_train_samples);
         else
             throw Skip{"the row states no amount of training"};
     } else {
-        w.samples = step_samples * throughput_steps;
+        d.set("workload.samples", step_samples * throughput_steps);
     }
     // The MLPerf submissions fuse elementwise ops into their neighbours (fused NHWC
     // BN-add-ReLU in the MXNet ResNet, fused bias-GELU and bias-dropout-add in the PyTorch
     // BERT; NVIDIA's MLPerf Training v0.7-v2.1 result code). The DLE containers are taken as
     // unfused, XLA included (README, Validation).
-    w.fused_elementwise = category == "mlperf_time_to_train";
-    s.cluster = cluster_for(row, gpu, gpus);
-    return s;
+    if (category == "mlperf_time_to_train") d.set("workload.fused_elementwise", true);
+    cluster_for(row, gpu, gpus, d);
+    return compile_scenario(d);
 }
 
 double training_prediction(const CsvRow& row, const std::string& category) {
@@ -167,7 +165,7 @@ double training_prediction(const CsvRow& row, const std::string& category) {
     if (metric == "time_to_train_s") return r.time_to_train_s;
     // Megatron's 2021 TFLOP/s count the recomputed forward (README Caveats): hardware FLOPs.
     if (metric == "tflops_per_gpu")
-        return s.workload.parallelism.recompute == "full" ? r.hardware_tflops_per_gpu : r.tflops_per_gpu;
+        return s.workload.parallelism.recompute == compute::Recompute::full ? r.hardware_tflops_per_gpu : r.tflops_per_gpu;
     if (metric == "mfu") return r.mfu;
     throw Skip{"metric '" + metric + "' is not predicted for training rows"};
 }

@@ -1,8 +1,6 @@
 #include "models/compute/gpu.hpp"
 
-#include <stdexcept>
-
-#include "models/names.hpp"
+#include <vector>
 
 namespace rentsim::compute {
 
@@ -55,20 +53,24 @@ constexpr GpuSpec gpus[] = {
 
 }  // namespace
 
+const Registry<Precision>& precision_registry() {
+    static const Registry<Precision> registry{
+        "precision",
+        {{"fp32", Precision::fp32, "IEEE single precision throughout"},
+         {"tf32", Precision::tf32, "fp32 storage, matmuls on TF32 tensor cores (10-bit mantissa)"},
+         {"fp16", Precision::fp16, "mixed precision: fp16 compute and activations, fp32 master weights"},
+         {"bf16", Precision::bf16, "mixed precision: bf16 compute and activations, fp32 master weights"},
+         {"fp8", Precision::fp8, "fp8 matmuls, bf16 activations, fp32 master weights"}}};
+    return registry;
+}
+
 std::string_view to_string(Precision p) {
-    switch (p) {
-        case Precision::fp32: return "fp32";
-        case Precision::tf32: return "tf32";
-        case Precision::fp16: return "fp16";
-        case Precision::bf16: return "bf16";
-        case Precision::fp8: return "fp8";
-    }
-    return "?";
+    const std::string_view name = precision_registry().name_of(p);
+    return name.empty() ? "?" : name;
 }
 
 std::optional<Precision> parse_precision(std::string_view s) {
-    for (auto p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8})
-        if (to_string(p) == s) return p;
+    if (const Precision* p = precision_registry().find(s)) return *p;
     return std::nullopt;
 }
 
@@ -87,12 +89,16 @@ bool is_mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16
 
 std::span<const GpuSpec> gpu_catalog() { return gpus; }
 
-const GpuSpec& find_gpu(std::string_view name) {
-    if (const GpuSpec* g = lookup_gpu(name)) return *g;
-    std::vector<std::string_view> names;
-    for (const auto& g : gpus) names.push_back(g.name);
-    throw std::invalid_argument(unknown_name_message("GPU", name, names));
+const Registry<const GpuSpec*>& gpu_registry() {
+    static const Registry<const GpuSpec*> registry = [] {
+        std::vector<RegistryEntry<const GpuSpec*>> entries;
+        for (const GpuSpec& g : gpus) entries.push_back({g.name, &g, g.description});
+        return Registry<const GpuSpec*>("GPU", std::move(entries));
+    }();
+    return registry;
 }
+
+const GpuSpec& find_gpu(std::string_view name) { return *gpu_registry().get(name); }
 
 units::FlopsPerSecond peak(const GpuSpec& g, Precision p) {
     return units::tflops_per_s(g.peak_tflops[static_cast<std::size_t>(p)]);
@@ -108,9 +114,8 @@ units::BytesPerSecond pcie_x16(int generation) {
 units::BytesPerSecond pcie_bandwidth(const GpuSpec& g) { return pcie_x16(g.pcie_generation); }
 
 const GpuSpec* lookup_gpu(std::string_view name) {
-    for (const auto& g : gpus)
-        if (g.name == name) return &g;
-    return nullptr;
+    const GpuSpec* const* g = gpu_registry().find(name);
+    return g ? *g : nullptr;
 }
 
 }  // namespace rentsim::compute

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "models/registry.hpp"
 #include "models/units.hpp"
 
 namespace rentsim::compute {
@@ -18,6 +19,8 @@ namespace rentsim::compute {
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 inline constexpr std::size_t precision_count = 5;
 
+// Precisions by name, in the order of Precision: fp32, tf32, fp16, bf16, fp8.
+const Registry<Precision>& precision_registry();
 std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
 // Bytes per element of weights and activations as frameworks store them in this precision
@@ -28,7 +31,7 @@ bool is_mixed(Precision p);
 
 struct GpuSpec {
     std::string_view name;         // registry name used in scenarios, e.g. "a100-sxm4-80gb"
-    std::string_view description;  // one line for `rentsim help gpus`
+    std::string_view description;  // one line for `rentsim list gpus`
     int sms;                       // streaming multiprocessors (wave quantisation)
     std::array<double, precision_count> peak_tflops;  // dense peak per Precision, TFLOP/s
     double memory_gib;             // HBM addressable by the framework
@@ -43,6 +46,8 @@ struct GpuSpec {
 };
 
 std::span<const GpuSpec> gpu_catalog();
+// The catalog by name, in catalog order; each entry's description is the part's.
+const Registry<const GpuSpec*>& gpu_registry();
 // Throws std::invalid_argument naming the closest valid name and listing all of them.
 const GpuSpec& find_gpu(std::string_view name);
 units::FlopsPerSecond peak(const GpuSpec& g, Precision p);

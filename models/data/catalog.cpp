@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "models/pricing/catalog.hpp"
 
 namespace rentsim::data {
@@ -105,24 +107,36 @@ constexpr double page_cache_share = 0.8;
 
 std::span<const SampleKind> sample_kinds() { return kinds; }
 
+const Registry<const SampleKind*>& sample_kind_registry() {
+    static const Registry<const SampleKind*> registry = [] {
+        std::vector<RegistryEntry<const SampleKind*>> entries;
+        for (const SampleKind& k : kinds) entries.push_back({k.name, &k, k.description});
+        return Registry<const SampleKind*>("sample kind", std::move(entries));
+    }();
+    return registry;
+}
+
 const SampleKind* find_sample_kind(std::string_view name) {
-    for (const auto& k : kinds)
-        if (k.name == name) return &k;
-    return nullptr;
+    const SampleKind* const* k = sample_kind_registry().find(name);
+    return k ? *k : nullptr;
+}
+
+const Registry<SourceKind>& source_kind_registry() {
+    static const Registry<SourceKind> registry{
+        "source kind",
+        {{"local-nvme", SourceKind::local_nvme, "the instance's own NVMe drives"},
+         {"nfs", SourceKind::nfs, "a network file system (EFS, FSx class) shared by the nodes"},
+         {"object-storage", SourceKind::object_storage, "an object store (S3 class), one request per object or shard"}}};
+    return registry;
 }
 
 std::string_view to_string(SourceKind k) {
-    switch (k) {
-        case SourceKind::local_nvme: return "local-nvme";
-        case SourceKind::nfs: return "nfs";
-        case SourceKind::object_storage: return "object-storage";
-    }
-    return "?";
+    const std::string_view name = source_kind_registry().name_of(k);
+    return name.empty() ? "?" : name;
 }
 
 std::optional<SourceKind> parse_source_kind(std::string_view name) {
-    for (auto k : {SourceKind::local_nvme, SourceKind::nfs, SourceKind::object_storage})
-        if (to_string(k) == name) return k;
+    if (const SourceKind* k = source_kind_registry().find(name)) return *k;
     return std::nullopt;
 }
 
@@ -149,10 +163,31 @@ units::BytesPerSecond Instance::nvme_bandwidth() const {
 
 std::span<const Instance> instances() { return instance_table(); }
 
+const Registry<const Instance*>& instance_registry() {
+    // The descriptions are built from the table, so they live beside the registry.
+    static const std::vector<std::string> descriptions = [] {
+        std::vector<std::string> out;
+        for (const Instance& i : instance_table()) {
+            const std::string nvme = i.nvme_drives > 0 ? fmt::format("{}x {:g} GB NVMe", i.nvme_drives, i.nvme_drive_gb)
+                                                       : std::string("no instance NVMe");
+            out.push_back(fmt::format("{}x {}, {} vCPUs, {:g} GiB RAM, {:g} Gb/s network, {}", i.gpus, i.gpu, i.vcpus,
+                                      i.ram_gib, i.network_gbps, nvme));
+        }
+        return out;
+    }();
+    static const Registry<const Instance*> registry = [] {
+        std::vector<RegistryEntry<const Instance*>> entries;
+        const auto& table = instance_table();
+        for (std::size_t i = 0; i < table.size(); ++i)
+            entries.push_back({table[i].name, &table[i], descriptions[i]});
+        return Registry<const Instance*>("instance", std::move(entries));
+    }();
+    return registry;
+}
+
 const Instance* find_instance(std::string_view name) {
-    for (const auto& i : instance_table())
-        if (i.name == name) return &i;
-    return nullptr;
+    const Instance* const* i = instance_registry().find(name);
+    return i ? *i : nullptr;
 }
 
 double page_cache_fraction() { return page_cache_share; }

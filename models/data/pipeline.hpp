@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "models/registry.hpp"
 #include "models/units.hpp"
 
 namespace rentsim::data {
@@ -39,9 +40,14 @@ struct SampleKind {
 };
 
 std::span<const SampleKind> sample_kinds();
+// The same kinds by name, in the same order; values point into sample_kinds().
+const Registry<const SampleKind*>& sample_kind_registry();
+// nullptr when the name is unknown.
 const SampleKind* find_sample_kind(std::string_view name);
 
 enum class SourceKind { local_nvme, nfs, object_storage };
+// local-nvme, nfs, object-storage.
+const Registry<SourceKind>& source_kind_registry();
 std::string_view to_string(SourceKind k);
 std::optional<SourceKind> parse_source_kind(std::string_view name);
 
@@ -76,6 +82,10 @@ struct Instance {
 };
 
 std::span<const Instance> instances();
+// The same instances by name, in the same order; values point into instances(), descriptions
+// summarise GPUs, vCPUs, RAM, network and NVMe.
+const Registry<const Instance*>& instance_registry();
+// nullptr when the name is unknown.
 const Instance* find_instance(std::string_view name);
 
 // Share of host RAM the page cache can hold a dataset in; the rest goes to the OS, the

@@ -2,9 +2,9 @@
 
 #include "models/csv.hpp"
 
+#include "models/fit/levenberg_marquardt.hpp"
 #include "models/network/presets.hpp"
 
-#include <Eigen/Dense>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -140,10 +140,9 @@ double predicted_value(const Problem& pr, std::size_t i, const NetworkParams& pa
     return pr.algbw[i] ? e.algbw_gbps : e.busbw_gbps;
 }
 
-Eigen::VectorXd residuals(const Problem& pr, const NetworkParams& params) {
-    Eigen::VectorXd r(static_cast<Eigen::Index>(pr.rows.size()));
-    for (std::size_t i = 0; i < pr.rows.size(); ++i)
-        r[static_cast<Eigen::Index>(i)] = std::log(predicted_value(pr, i, params) / pr.measured[i]);
+std::vector<double> residuals(const Problem& pr, const NetworkParams& params) {
+    std::vector<double> r(pr.rows.size());
+    for (std::size_t i = 0; i < pr.rows.size(); ++i) r[i] = std::log(predicted_value(pr, i, params) / pr.measured[i]);
     return r;
 }
 
@@ -231,90 +230,52 @@ CalibrationResult calibrate_network(const CalibrationData& data) {
     std::vector<std::size_t> free;
     for (std::size_t j = 0; j < defs.size(); ++j)
         if (defs[j].fit) free.push_back(j);
-    const auto nfree = static_cast<Eigen::Index>(free.size());
 
     const NetworkParams prior = prior_network_params();
     NetworkParams params = prior;
-    auto with_theta = [&](const Eigen::VectorXd& theta) {
+    auto with_theta = [&](const fit::Vector& theta) {
         NetworkParams p = params;
-        for (Eigen::Index j = 0; j < nfree; ++j) defs[free[static_cast<std::size_t>(j)]].ref(p) = std::exp(theta[j]);
+        for (std::size_t j = 0; j < free.size(); ++j) defs[free[j]].ref(p) = std::exp(theta[j]);
         // RoCE has no row; it follows InfiniBand (same NICs and verbs transport).
         p.roce_efficiency = p.infiniband_efficiency;
         return p;
     };
-    Eigen::VectorXd theta(nfree);
-    for (Eigen::Index j = 0; j < nfree; ++j) theta[j] = std::log(defs[free[static_cast<std::size_t>(j)]].ref(params));
+    fit::Vector theta(free.size());
+    for (std::size_t j = 0; j < free.size(); ++j) theta[j] = std::log(defs[free[j]].ref(params));
+    const fit::Residuals log_errors = [&](const fit::Vector& at) { return residuals(pr, with_theta(at)); };
 
-    auto jacobian = [&](const Eigen::VectorXd& at) {
-        Eigen::MatrixXd jac(static_cast<Eigen::Index>(pr.rows.size()), nfree);
-        const double h = 1e-5;
-        for (Eigen::Index j = 0; j < nfree; ++j) {
-            Eigen::VectorXd up = at, down = at;
-            up[j] += h;
-            down[j] -= h;
-            jac.col(j) = (residuals(pr, with_theta(up)) - residuals(pr, with_theta(down))) / (2 * h);
-        }
-        return jac;
-    };
+    // Levenberg-Marquardt with Marquardt's diagonal scaling and central differences.
+    fit::Options options;
+    options.differences = {.central = true, .step = 1e-5, .relative = false};
+    options.max_iterations = 500;
+    options.lambda = 1e-3;
+    options.lambda_min = 1e-12;
+    options.lambda_max = 1e12;
+    options.ridge = 1e-12;
+    options.tolerance = 1e-14;
 
-    const Eigen::MatrixXd jac_prior = jacobian(theta);
-    // Levenberg-Marquardt with Marquardt's diagonal scaling, from one start.
-    struct Run {
-        Eigen::VectorXd theta;
-        double cost = 0.0;
-        int iterations = 0;
-    };
-    auto levenberg_marquardt = [&](Eigen::VectorXd at) {
-        Eigen::VectorXd r = residuals(pr, with_theta(at));
-        Run run{at, r.squaredNorm(), 0};
-        double lambda = 1e-3;
-        for (; run.iterations < 500; ++run.iterations) {
-            const Eigen::MatrixXd jac = jacobian(run.theta);
-            const Eigen::MatrixXd jtj = jac.transpose() * jac;
-            const Eigen::VectorXd grad = jac.transpose() * r;
-            bool improved = false;
-            while (lambda < 1e12) {
-                Eigen::MatrixXd a = jtj;
-                for (Eigen::Index j = 0; j < nfree; ++j) a(j, j) += lambda * jtj(j, j) + 1e-12;
-                const Eigen::VectorXd trial = run.theta + a.ldlt().solve(-grad);
-                const Eigen::VectorXd r_trial = residuals(pr, with_theta(trial));
-                const double c = r_trial.squaredNorm();
-                if (c < run.cost) {
-                    const double gain = run.cost - c;
-                    run.theta = trial;
-                    r = r_trial;
-                    run.cost = c;
-                    lambda = std::max(lambda / 3.0, 1e-12);
-                    improved = gain > 1e-14 * std::max(1.0, run.cost);
-                    break;
-                }
-                lambda *= 4.0;
-            }
-            if (!improved) break;
-        }
-        return run;
-    };
+    const fit::Matrix jac_prior = fit::jacobian(log_errors, theta, options.differences);
     // The model takes the fastest protocol, so the cost has several basins: start from the
     // priors and from the priors with every fitted latency scaled up, keep the lowest cost.
-    Run best;
+    fit::Result best;
     best.cost = std::numeric_limits<double>::infinity();
     int iterations = 0;
     for (double scale : {1.0, 3.0, 10.0, 30.0}) {
-        Eigen::VectorXd start = theta;
-        for (Eigen::Index j = 0; j < nfree; ++j)
-            if (defs[free[static_cast<std::size_t>(j)]].name.ends_with("_us")) start[j] += std::log(scale);
-        const Run run = levenberg_marquardt(start);
+        fit::Vector start = theta;
+        for (std::size_t j = 0; j < free.size(); ++j)
+            if (defs[free[j]].name.ends_with("_us")) start[j] += std::log(scale);
+        fit::Result run = fit::levenberg_marquardt(log_errors, start, options);
         iterations += run.iterations;
-        if (run.cost < best.cost) best = run;
+        if (run.cost < best.cost) best = std::move(run);
     }
-    theta = best.theta;
+    theta = best.x;
     const double cost = best.cost;
 
     CalibrationResult result;
     result.params = with_theta(theta);
     result.iterations = iterations;
     result.rms_log_error = std::sqrt(cost / static_cast<double>(std::max<std::size_t>(1, pr.rows.size())));
-    const Eigen::MatrixXd jac = jacobian(theta);
+    const fit::Matrix jac = fit::jacobian(log_errors, theta, options.differences);
     for (std::size_t j = 0; j < defs.size(); ++j) {
         FittedParameter f;
         f.name = defs[j].name;
@@ -324,15 +285,15 @@ CalibrationResult calibrate_network(const CalibrationData& data) {
         f.prior = defs[j].ref(prior_copy);
         const auto pos = std::find(free.begin(), free.end(), j);
         if (pos != free.end()) {
-            const auto col = static_cast<Eigen::Index>(pos - free.begin());
+            const auto col = static_cast<std::size_t>(pos - free.begin());
             for (std::size_t i = 0; i < pr.rows.size(); ++i)
-                if (std::abs(jac(static_cast<Eigen::Index>(i), col)) > 1e-7) f.rows.push_back(pr.rows[i]->id);
+                if (std::abs(jac(i, col)) > 1e-7) f.rows.push_back(pr.rows[i]->id);
             f.fitted = !f.rows.empty();
             if (!f.fitted && std::abs(f.value - f.prior) > 0.01 * f.prior) {
                 // The fit pushed it past the point where any row uses it (e.g. a protocol that
                 // no row favours): report the rows it started from; the value is a lower bound.
                 for (std::size_t i = 0; i < pr.rows.size(); ++i)
-                    if (std::abs(jac_prior(static_cast<Eigen::Index>(i), col)) > 1e-7) f.rows.push_back(pr.rows[i]->id);
+                    if (std::abs(jac_prior(i, col)) > 1e-7) f.rows.push_back(pr.rows[i]->id);
                 f.bound = true;
             }
         }

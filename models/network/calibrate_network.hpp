@@ -56,11 +56,11 @@ struct CalibrationResult {
     NetworkParams params;
     std::vector<FittedParameter> parameters;
     double rms_log_error = 0.0;
-    int iterations = 0;
+    int iterations = 0;   // Levenberg-Marquardt steps, summed over the starts
 };
 
 // Least squares on log(predicted / measured) over every modelled calibrate row, by
-// Levenberg-Marquardt on the log of each parameter (Eigen), starting from prior_network_params().
+// Levenberg-Marquardt (models/fit) on the log of each parameter, starting from prior_network_params().
 CalibrationResult calibrate_network(const CalibrationData& data);
 
 struct ValidationRow {

@@ -551,7 +551,7 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
         case Collective::all_reduce: {
             const bool hier_ok = m >= 2 && k >= 2;
             const bool nvls_ok = g.nvls && m == 1 && k >= 2;
-            std::string valid = "automatic, ring, tree";
+            std::string valid = "auto, ring, tree";
             if (hier_ok) valid += ", hierarchical";
             if (nvls_ok) valid += ", nvls";
             switch (algo) {
@@ -572,18 +572,18 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
         case Collective::reduce_scatter:
         case Collective::all_gather:
         case Collective::broadcast:
-            if (algo != Algorithm::automatic && algo != Algorithm::ring) not_applicable("automatic, ring");
+            if (algo != Algorithm::automatic && algo != Algorithm::ring) not_applicable("auto, ring");
             ring();
             break;
         case Collective::all_to_all:
-            if (algo != Algorithm::automatic && algo != Algorithm::direct) not_applicable("automatic, direct");
+            if (algo != Algorithm::automatic && algo != Algorithm::direct) not_applicable("auto, direct");
             all_to_all();
             break;
         case Collective::send_recv:
             if (algo == Algorithm::direct) {
                 direct_copy();
             } else {
-                if (algo != Algorithm::automatic && algo != Algorithm::ring) not_applicable("automatic, ring, direct");
+                if (algo != Algorithm::automatic && algo != Algorithm::ring) not_applicable("auto, ring, direct");
                 ring();
             }
             break;
@@ -598,28 +598,39 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
     return best;
 }
 
+const Registry<Collective>& collective_registry() {
+    static const Registry<Collective> registry{
+        "collective",
+        {{"all-reduce", Collective::all_reduce, "sum of every rank's buffer, delivered to every rank"},
+         {"reduce-scatter", Collective::reduce_scatter, "sum of every rank's buffer, each rank keeping 1/n of it"},
+         {"all-gather", Collective::all_gather, "every rank's 1/n of the buffer, gathered on every rank"},
+         {"broadcast", Collective::broadcast, "one rank's message copied to every rank"},
+         {"all-to-all", Collective::all_to_all, "every rank sends a distinct 1/n of its buffer to every rank"},
+         {"send-recv", Collective::send_recv, "one message from one rank to the next"}}};
+    return registry;
+}
+
+const Registry<Algorithm>& algorithm_registry() {
+    static const Registry<Algorithm> registry{
+        "collective algorithm",
+        {{"auto", Algorithm::automatic, "the fastest algorithm and protocol for the size, as NCCL's tuning model picks"},
+         {"ring", Algorithm::ring, "ring over all ranks; every operation but all-to-all"},
+         {"tree", Algorithm::tree, "all-reduce: chain inside nodes, double binary tree across them"},
+         {"hierarchical", Algorithm::hierarchical,
+          "all-reduce over several nodes: reduce-scatter inside, all-reduce across, all-gather inside"},
+         {"direct", Algorithm::direct, "all-to-all and send-recv: copies along single routes"},
+         {"nvls", Algorithm::nvls, "all-reduce by NVLink SHARP in the NVSwitch (NVLink4, one node)"}}};
+    return registry;
+}
+
 std::string_view to_string(Collective op) {
-    switch (op) {
-        case Collective::all_reduce: return "all-reduce";
-        case Collective::reduce_scatter: return "reduce-scatter";
-        case Collective::all_gather: return "all-gather";
-        case Collective::broadcast: return "broadcast";
-        case Collective::all_to_all: return "all-to-all";
-        case Collective::send_recv: return "send-recv";
-    }
-    return "?";
+    const std::string_view name = collective_registry().name_of(op);
+    return name.empty() ? "?" : name;
 }
 
 std::string_view to_string(Algorithm algo) {
-    switch (algo) {
-        case Algorithm::automatic: return "automatic";
-        case Algorithm::ring: return "ring";
-        case Algorithm::tree: return "tree";
-        case Algorithm::hierarchical: return "hierarchical";
-        case Algorithm::direct: return "direct";
-        case Algorithm::nvls: return "nvls";
-    }
-    return "?";
+    const std::string_view name = algorithm_registry().name_of(algo);
+    return name.empty() ? "?" : name;
 }
 
 std::string_view to_string(Protocol protocol) {
@@ -632,16 +643,13 @@ std::string_view to_string(Protocol protocol) {
 }
 
 std::optional<Collective> parse_collective(std::string_view text) {
-    for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
-                         Collective::broadcast, Collective::all_to_all, Collective::send_recv})
-        if (to_string(c) == text) return c;
+    if (const Collective* c = collective_registry().find(text)) return *c;
     return std::nullopt;
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view text) {
-    for (Algorithm a : {Algorithm::automatic, Algorithm::ring, Algorithm::tree, Algorithm::hierarchical,
-                        Algorithm::direct, Algorithm::nvls})
-        if (to_string(a) == text) return a;
+    if (text == "automatic") return Algorithm::automatic;
+    if (const Algorithm* a = algorithm_registry().find(text)) return *a;
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "models/network/topology.hpp"
+#include "models/registry.hpp"
 #include "models/units.hpp"
 
 #include <memory>
@@ -108,10 +109,18 @@ private:
     NetworkParams params_;
 };
 
+// Operations by their nccl-tests names: all-reduce, reduce-scatter, all-gather, broadcast,
+// all-to-all, send-recv.
+const Registry<Collective>& collective_registry();
+// Algorithms by name, for the command line and scenarios alike: auto (Algorithm::automatic),
+// ring, tree, hierarchical, direct, nvls. Which ones apply depends on the operation and group.
+const Registry<Algorithm>& algorithm_registry();
+
+// Registry names ("auto" for Algorithm::automatic); protocols as NCCL spells them (LL, LL128, Simple).
 std::string_view to_string(Collective op);
 std::string_view to_string(Algorithm algo);
 std::string_view to_string(Protocol protocol);
-// "all-reduce", "reduce-scatter", "all-gather", "broadcast", "all-to-all", "send-recv"
+// Registry lookups; parse_algorithm also takes "automatic", the spelling of data/nccl_rows.csv.
 std::optional<Collective> parse_collective(std::string_view text);
 std::optional<Algorithm> parse_algorithm(std::string_view text);
 

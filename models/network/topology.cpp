@@ -56,6 +56,16 @@ std::optional<Fabric> parse_fabric(std::string_view text) {
     return std::nullopt;
 }
 
+const Registry<Fabric>& fabric_registry() {
+    static const Registry<Fabric> registry{
+        "fabric",
+        {{"infiniband", Fabric::infiniband, "InfiniBand: RDMA verbs through ConnectX NICs (EDR, HDR, NDR)"},
+         {"roce", Fabric::roce, "RDMA over Converged Ethernet: InfiniBand's NICs and verbs on an Ethernet fabric"},
+         {"efa", Fabric::efa, "AWS Elastic Fabric Adapter (SRD), through aws-ofi-nccl"},
+         {"tcp", Fabric::tcp, "NCCL's TCP sockets over Ethernet, which cost host CPU per byte moved"}}};
+    return registry;
+}
+
 std::string_view to_string(DeviceKind kind) {
     switch (kind) {
         case DeviceKind::gpu: return "gpu";
@@ -71,15 +81,20 @@ std::string_view to_string(DeviceKind kind) {
 
 std::span<const PresetInfo> topology_presets() { return detail::preset_infos(); }
 
+const Registry<const PresetInfo*>& topology_registry() {
+    static const Registry<const PresetInfo*> registry = [] {
+        std::vector<RegistryEntry<const PresetInfo*>> entries;
+        for (const PresetInfo& p : topology_presets()) entries.push_back({p.name, &p, p.description});
+        return Registry<const PresetInfo*>("topology preset", std::move(entries));
+    }();
+    return registry;
+}
+
 NodeDesign resolve_node_design(const TopologySpec& spec) {
     NodeDesign design;
     if (!spec.preset.empty()) {
         const NodeDesign* preset = detail::find_preset(spec.preset);
-        if (preset == nullptr) {
-            std::vector<std::string_view> names;
-            for (const PresetInfo& p : topology_presets()) names.push_back(p.name);
-            throw std::invalid_argument(rentsim::unknown_name_message("topology preset", spec.preset, names));
-        }
+        if (preset == nullptr) throw std::invalid_argument(topology_registry().unknown_message(spec.preset));
         design = *preset;
         if (!spec.gpu.empty() && spec.gpu != design.gpu) {
             // Another memory size of the same part keeps the network; anything else is a mistake.
@@ -91,8 +106,7 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
             design.gpu = spec.gpu;
         }
     } else {
-        std::vector<std::string_view> gpu_names;
-        for (const compute::GpuSpec& g : compute::gpu_catalog()) gpu_names.push_back(g.name);
+        const auto gpu_names = compute::gpu_registry().names();
         if (spec.gpu.empty()) {
             std::string names;
             for (std::string_view n : gpu_names) names += (names.empty() ? "" : ", ") + std::string(n);

@@ -13,6 +13,7 @@
 //          PCIe switch (2 GPUs + NICs) --- CPU === CPU      NIC --- leaf
 #pragma once
 
+#include "models/registry.hpp"
 #include "models/units.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -182,12 +183,17 @@ Topology build_topology(const TopologySpec& spec);
 
 // Presets by name, each with a one-line description.
 std::span<const PresetInfo> topology_presets();
+// The same presets, in the same order; values point into topology_presets().
+const Registry<const PresetInfo*>& topology_registry();
 
 // Resolves a spec to its node design without building the graph (same errors as build_topology).
 NodeDesign resolve_node_design(const TopologySpec& spec);
 Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription,
                            int nodes_per_leaf);
 
+// The fabrics between nodes: infiniband, roce, efa, tcp (nvlink and pcie are inside a node).
+const Registry<Fabric>& fabric_registry();
+// Every Fabric, nvlink and pcie included.
 std::string_view to_string(Fabric fabric);
 std::optional<Fabric> parse_fabric(std::string_view text);
 std::string_view to_string(DeviceKind kind);

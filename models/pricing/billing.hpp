@@ -45,16 +45,6 @@ struct Egress {
     units::Usd cost(units::Bytes moved) const { return units::usd(moved.value / 1e9 * usd_per_gb); }
 };
 
-// A commitment (reserved instance, committed-use discount, monthly rental): the committed
-// instances are billed for every hour of the term whether used or not.
-struct Commitment {
-    units::UsdPerSecond per_instance;  // effective price of one instance for one second
-    // Cost of `instances` committed instances over `held` seconds of the term.
-    units::Usd cost(units::Seconds held, int instances) const {
-        return per_instance * held * static_cast<double>(instances);
-    }
-};
-
 // Owning the hardware of one instance: purchase price spread linearly over the depreciation
 // period, electricity (power x PUE x price, only while running) and operations per year.
 struct Ownership {

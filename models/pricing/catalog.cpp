@@ -144,4 +144,11 @@ const ProviderFacts* find_provider_facts(std::string_view provider) {
     return nullptr;
 }
 
+PlanKind plan_kind(std::string_view plan) {
+    if (plan == "self-owned") return PlanKind::owned;
+    if (plan == "spot" || plan == "preemptible") return PlanKind::spot;
+    if (plan.starts_with("reserved") || plan.starts_with("committed") || plan == "monthly") return PlanKind::committed;
+    return PlanKind::on_demand;
+}
+
 }  // namespace rentsim::price

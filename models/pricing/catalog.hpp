@@ -48,6 +48,12 @@ std::vector<std::string> catalog_regions(std::span<const CatalogRow> rows, std::
 const CatalogRow* find_price(std::span<const CatalogRow> rows, std::string_view provider, std::string_view instance,
                              std::string_view plan, std::string_view region = {});
 
+// How a plan bills: per use (on-demand), per use and preemptible (spot, preemptible),
+// every hour of a term (reserved_*, committed_*, monthly), or owned (self-owned).
+enum class PlanKind { on_demand, spot, committed, owned };
+// The kind of a catalog plan name or of "self-owned"; other names are per use.
+PlanKind plan_kind(std::string_view plan);
+
 // Facts about a provider that are not prices. Values of 0 mean "not documented here".
 struct ProviderFacts {
     std::string_view provider;

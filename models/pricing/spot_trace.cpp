@@ -113,12 +113,25 @@ SpotTrace parse_count_trace(std::string_view text, std::string name) {
     return tr;
 }
 
-std::vector<std::string_view> shipped_trace_names() { return {"bamboo-p3", "gcloud-a100-us-east1b"}; }
+const Registry<std::string_view>& spot_trace_registry() {
+    static const Registry<std::string_view> registry{
+        "spot trace",
+        {{"bamboo-p3", "spot-trace-bamboo-p3.csv",
+          "AWS p3 spot nodes, December 2021, 11.4 h, at most 32 nodes alive (Bamboo, NSDI 2023)"},
+         {"gcloud-a100-us-east1b", "spot-trace-gcloud-a100x1-east1b.txt",
+          "Google Cloud 1-GPU A100 preemptible VMs, us-east1-b, 2021-12-11/12, 27 h, 17 to 64 alive (Bamboo)"}}};
+    return registry;
+}
+
+std::vector<std::string_view> shipped_trace_names() {
+    const auto names = spot_trace_registry().names();
+    return {names.begin(), names.end()};
+}
 
 SpotTrace shipped_trace(std::string_view name) {
-    if (name == "bamboo-p3") return parse_bamboo_trace(embedded_text(shipped_pricing_files(), "spot-trace-bamboo-p3.csv"), "bamboo-p3");
-    if (name == "gcloud-a100-us-east1b") return parse_count_trace(embedded_text(shipped_pricing_files(), "spot-trace-gcloud-a100x1-east1b.txt"), "gcloud-a100-us-east1b");
-    throw std::invalid_argument("unknown spot trace '" + std::string(name) + "'");
+    const std::string_view file = spot_trace_registry().get(name);
+    const std::string_view text = embedded_text(shipped_pricing_files(), file);
+    return file.ends_with(".csv") ? parse_bamboo_trace(text, std::string(name)) : parse_count_trace(text, std::string(name));
 }
 
 }  // namespace rentsim::price

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/registry.hpp"
 #include "models/units.hpp"
 
 namespace rentsim::price {
@@ -37,7 +38,10 @@ SpotTrace parse_bamboo_trace(std::string_view text, std::string name);
 // Instance-count log; lines are sorted by time first (the logs repeat readings and step back
 // by up to a minute). Throws std::invalid_argument naming the line on a malformed record.
 SpotTrace parse_count_trace(std::string_view text, std::string name);
-// Names of the shipped traces, and the trace itself (std::invalid_argument if unknown).
+// The shipped traces by name; the value is the trace's file in models/pricing/data (a .csv
+// file is a node add/remove trace, a .txt file an instance-count log).
+const Registry<std::string_view>& spot_trace_registry();
+// The registry's names, and the parsed trace (std::invalid_argument if unknown).
 std::vector<std::string_view> shipped_trace_names();
 SpotTrace shipped_trace(std::string_view name);
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace rentsim::work {
 
@@ -510,5 +511,14 @@ const Preset* find_gpt_preset(std::string_view name) {
 }
 
 std::span<const ModelInfo> model_names() { return model_table; }
+
+const Registry<const Preset*>& model_registry() {
+    static const Registry<const Preset*> registry = [] {
+        std::vector<RegistryEntry<const Preset*>> entries;
+        for (const ModelInfo& m : model_table) entries.push_back({m.name, find_gpt_preset(m.name), m.description});
+        return Registry<const Preset*>("model", std::move(entries));
+    }();
+    return registry;
+}
 
 }  // namespace rentsim::work

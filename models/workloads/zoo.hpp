@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "models/registry.hpp"
 #include "models/workloads/workload.hpp"
 
 namespace rentsim::work {
@@ -60,5 +61,8 @@ struct ModelInfo {
 // Every model name a scenario may use: "resnet50", "bert-base", "bert-large", "gpt" (a
 // custom shape) and every preset name, each with a one-line description.
 std::span<const ModelInfo> model_names();
+// The same names, in the same order. The value is the GPT preset of that name, or nullptr
+// for the models that take their shape from the scenario (resnet50, bert-base, bert-large, gpt).
+const Registry<const Preset*>& model_registry();
 
 }  // namespace rentsim::work

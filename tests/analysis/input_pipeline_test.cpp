@@ -160,12 +160,14 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
     }
     // The bisection's answer is what the simulation says: with that many workers the run
     // waits less than 2% of the time, with one fewer it does not.
-    auto s = set.points.front();
-    const int need = analysis::run_scenario(s).input.workers_to_compute_bound;
-    s.data.workers_per_gpu = need;
-    const auto at = analysis::run_scenario(s);
-    s.data.workers_per_gpu = need - 1;
-    const auto below = analysis::run_scenario(s);
+    const std::string file = std::string(RENTSIM_SOURCE_DIR) + "/scenarios/resnet50-input-bound-workers.json";
+    const auto with_workers = [&](int w) {
+        return analysis::run_scenario(
+            analysis::load_scenarios(file, {{"data.workers_per_gpu", std::int64_t{w}}}).points.front());
+    };
+    const int need = analysis::run_scenario(set.points.front()).input.workers_to_compute_bound;
+    const auto at = with_workers(need);
+    const auto below = with_workers(need - 1);
     CHECK(at.input.stall_fraction < 0.02);
     CHECK(below.input.stall_fraction >= 0.02);
     // Later epochs read from the page cache and are compute-bound with the analytic count.
@@ -178,17 +180,19 @@ TEST_CASE("with workers alone the worker count is analytic: compute rate over on
       "cluster": {"gpu": "a100-sxm4-40gb", "gpus": 8, "gpus_per_node": 8},
       "data": {"workers_per_gpu": 2, "samples_per_s_per_worker": 300},
       "pricing": {"usd_per_gpu_hour": 2.74}})";
-    auto s = analysis::parse_scenarios(text, "w.json").points.at(0);
+    const auto s = analysis::parse_scenarios(text, "w.json").points.at(0);
     const auto r = analysis::run_scenario(s);
+    const auto with_workers = [&](int w) {
+        return analysis::run_scenario(
+            analysis::parse_scenarios(text, "w.json", {{"data.workers_per_gpu", std::int64_t{w}}}).points.at(0));
+    };
     // ceil(1791.5 / 300) = 6 workers; two deliver 600 samples/s per GPU.
     CHECK(r.input.workers_to_compute_bound == static_cast<int>(std::ceil(r.input.compute_samples_per_s / 300)));
     CHECK(r.input.workers_to_compute_bound == 6);
     CHECK(r.input.bound_by == "cpu_workers");
     CHECK(r.throughput_samples_per_s == doctest::Approx(8 * 600.0).epsilon(0.01));
-    s.data.workers_per_gpu = 6;
-    CHECK(analysis::run_scenario(s).input.stall_fraction < 0.02);
-    s.data.workers_per_gpu = 5;
-    CHECK(analysis::run_scenario(s).input.stall_fraction > 0.05);
+    CHECK(with_workers(6).input.stall_fraction < 0.02);
+    CHECK(with_workers(5).input.stall_fraction > 0.05);
 }
 
 TEST_CASE("a dataset that fits in RAM makes later epochs faster than one that does not") {
@@ -211,7 +215,7 @@ TEST_CASE("a dataset that fits in RAM makes later epochs faster than one that do
     CHECK(larger.input.bound_by == "storage");
 }
 
-TEST_CASE("staging on NVMe is billed up front; streaming pays at the ingress link") {
+TEST_CASE("staging on NVMe is billed up front, and streaming pays at the ingress link") {
     const auto stream = run_point("resnet50-stream-vs-stage.json", 0);
     const auto staged = run_point("resnet50-stream-vs-stage.json", 1);
     const auto stream_small = run_point("resnet50-stream-vs-stage.json", 2);
@@ -238,11 +242,9 @@ TEST_CASE("staging on NVMe is billed up front; streaming pays at the ingress lin
 }
 
 TEST_CASE("GPU decode moves decode time to the GPU step") {
-    auto set = analysis::load_scenarios(std::string(RENTSIM_SOURCE_DIR) + "/scenarios/resnet50-input-bound-workers.json");
-    auto s = set.points.front();
-    const auto cpu = analysis::run_scenario(s);
-    s.data.gpu_decode = true;
-    const auto gpu = analysis::run_scenario(s);
+    const std::string file = std::string(RENTSIM_SOURCE_DIR) + "/scenarios/resnet50-input-bound-workers.json";
+    const auto cpu = analysis::run_scenario(analysis::load_scenarios(file).points.front());
+    const auto gpu = analysis::run_scenario(analysis::load_scenarios(file, {{"data.gpu_decode", true}}).points.front());
     // 256 images at 7,830.85 images/s: 32.7 ms more GPU work per step; the CPU is no longer the bound.
     CHECK(gpu.breakdown.compute_s - cpu.breakdown.compute_s == doctest::Approx(256 / 7830.853563).epsilon(1e-3));
     CHECK(gpu.input.bound_by == "compute");

@@ -20,7 +20,7 @@ TEST_CASE("data-parallel ResNet-50 slows as inter-node latency rises and stops b
         // The same compute on every point: only communication changes.
         CHECK(r.breakdown.compute_s == doctest::Approx(analysis::run_scenario(set.points.front()).breakdown.compute_s));
         const double exposed = r.breakdown.exposed_comm_s / r.iteration_s;
-        if (crossover_us < 0 && exposed > 0.05) crossover_us = p.cluster.inter_node->latency_us;
+        if (crossover_us < 0 && exposed > 0.05) crossover_us = p.cluster.topology.inter_node->latency_us;
     }
     const auto first = analysis::run_scenario(set.points.front());
     const auto last = analysis::run_scenario(set.points.back());

@@ -148,12 +148,13 @@ const char* spot_scenario = R"({
 }
 
 TEST_CASE("replications give the same results whatever the thread count") {
-    auto set = analysis::parse_scenarios(spot_scenario, "spot.json");
-    for (auto& p : set.points) p.replications = 20;
-    const auto one = analysis::results_to_json(analysis::run_all(set, 1));
-    const auto two = analysis::results_to_json(analysis::run_all(set, 2));
+    const auto set = analysis::parse_scenarios(spot_scenario, "spot.json");
+    analysis::RunOptions options;
+    options.replications = 20;
+    const auto one = analysis::results_to_json(analysis::run_all(set, 1, options));
+    const auto two = analysis::results_to_json(analysis::run_all(set, 2, options));
     CHECK(one == two);
-    const auto r = analysis::run_all(set, 2);
+    const auto r = analysis::run_all(set, 2, options);
     REQUIRE(r.size() == 4);
     CHECK(r[1].lifecycle.preemptions > 0);
     CHECK(r[1].time_stats.p5 <= r[1].time_stats.p50);

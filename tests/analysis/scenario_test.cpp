@@ -4,6 +4,11 @@
 #include "analysis/run/run.hpp"
 #include "analysis/scenario/scenario.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 using namespace rentsim;
 
 namespace {
@@ -141,4 +146,127 @@ TEST_CASE("ZeRO shards memory and the ZeRO-1/2 parameter gather after the optimi
     CHECK(z1.breakdown.exposed_comm_s > z0.breakdown.exposed_comm_s);
     // ZeRO-3 gathers for forward behind the forward compute and for backward behind it.
     CHECK(z3.breakdown.exposed_comm_s < z2.breakdown.exposed_comm_s);
+}
+
+namespace {
+// Expects `text` to be refused at `where` with `message`.
+void check_refused(const std::string& text, const std::string& where, const std::string& message,
+                   const analysis::Overrides& overrides = {}) {
+    try {
+        (void)analysis::parse_scenarios(text, "t.json", overrides);
+        FAIL("no error");
+    } catch (const analysis::InputError& e) {
+        CHECK(e.file() == "t.json");
+        CHECK(e.where() == where);
+        CHECK(e.message() == message);
+    }
+}
+
+const char* bert = R"({
+  "schema": 1, "name": "b",
+  "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
+  "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+  "pricing": {"usd_per_gpu_hour": 2.0}
+})";
+}  // namespace
+
+TEST_CASE("enumerated values are resolved to enums and references by the loader") {
+    std::string text = bert;
+    text.replace(text.find("\"samples\""), 0, R"("parallelism": {"recompute": "selective", "tp": 2, "sequence_parallel": true}, )");
+    const auto s = analysis::parse_scenarios(text, "t.json").points.at(0);
+    CHECK(s.workload.parallelism.recompute == compute::Recompute::selective);
+    CHECK(s.workload.parallelism.schedule == analysis::Schedule::one_f_one_b);
+    CHECK(s.workload.parallelism.sequence_parallel);
+    CHECK(s.workload.parallelism.dp == 4);
+    CHECK(s.cluster.gpu->name == "a100-sxm4-80gb");
+    CHECK(s.cluster.calibration.gpu == "a100-sxm4-80gb");
+    CHECK(s.workload.graph.heads == 16);
+    CHECK(s.pricing.kind == analysis::PlanKind::on_demand);
+    CHECK(s.cluster.collective_algorithm == net::Algorithm::automatic);
+}
+
+TEST_CASE("sequence parallelism without tensor parallelism resolves to off") {
+    std::string text = bert;
+    text.replace(text.find("\"samples\""), 0, R"("parallelism": {"sequence_parallel": true}, )");
+    CHECK_FALSE(analysis::parse_scenarios(text, "t.json").points.at(0).workload.parallelism.sequence_parallel);
+}
+
+TEST_CASE("layout errors of a swept key name the sweep entry, not a pointer absent from the file") {
+    std::string text = bert;
+    text.replace(text.rfind('}'), 1, R"(, "sweep": {"workload.parallelism.tp": [2, 3]}})");
+    check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a multiple of tp x pp (3), got 8");
+    text.replace(text.find("\"gpus\": 8"), 9, "\"gpus\": 24, \"inter_node\": {\"fabric\": \"tcp\", \"gbps_per_gpu\": 10, \"latency_us\": 30}");
+    check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a divisor of the model's 16 attention heads, got tp = 3");
+}
+
+TEST_CASE("an overridden key is named as an override in errors") {
+    check_refused(bert, "override cluster.gpus", "expected a positive integer, got 0",
+                  {{"cluster.gpus", std::int64_t{0}}});
+    const auto s = analysis::parse_scenarios(bert, "t.json", {{"cluster.gpus", std::int64_t{4}}}).points.at(0);
+    CHECK(s.cluster.gpus == 4);
+}
+
+TEST_CASE("a cluster named by its instance takes the GPU, GPUs per node and network from the catalog") {
+    std::string text = bert;
+    text.replace(text.find(R"({"gpu": "a100-sxm4-80gb", "gpus": 8})"), 36, R"({"instance": "aws/p4de.24xlarge", "nodes": 2})");
+    const auto s = analysis::parse_scenarios(text, "t.json").points.at(0);
+    CHECK(s.cluster.gpu->name == "a100-sxm4-80gb");
+    CHECK(s.cluster.gpus_per_node == 8);
+    CHECK(s.cluster.gpus == 16);
+    CHECK(s.cluster.topology.preset == "aws-p4d");
+    CHECK(s.cluster.from_instance == "aws/p4de.24xlarge: gpu a100-sxm4-80gb, 8 GPUs per node, topology aws-p4d");
+    // Explicit keys override the instance's; a conflicting one names both.
+    std::string conflict = text;
+    conflict.replace(conflict.find("\"nodes\": 2"), 10, "\"nodes\": 2, \"gpus_per_node\": 4");
+    check_refused(conflict, "/cluster/gpus_per_node", "4 conflicts with cluster 'instance' (p4de.24xlarge has 8 GPUs)");
+}
+
+TEST_CASE("a pricing instance with only a GPU count describes the cluster") {
+    std::string text = bert;
+    text.replace(text.find(R"({"gpu": "a100-sxm4-80gb", "gpus": 8})"), 36, R"({"gpus": 16})");
+    text.replace(text.find(R"({"usd_per_gpu_hour": 2.0})"), 25, R"({"provider": "aws", "instance": "p5.48xlarge"})");
+    const auto s = analysis::parse_scenarios(text, "t.json").points.at(0);
+    CHECK(s.cluster.gpu->name == "h100-sxm5-80gb");
+    CHECK(s.cluster.topology.preset == "aws-p5");
+    CHECK(s.pricing.gpus_per_instance == 8);
+    const auto r = analysis::run_scenario(s);
+    CHECK(r.fits);
+    CHECK(r.from_instance == s.cluster.from_instance);
+}
+
+TEST_CASE("a calibration path resolves from the scenario's folder, not the working directory") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("rentsim-cal-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "plans");
+    fs::copy_file(fs::path(RENTSIM_SOURCE_DIR) / "models/compute/calibration/a100-sxm4-80gb.json", dir / "plans/mycal.json",
+                  fs::copy_options::overwrite_existing);
+    std::string text = bert;
+    text.replace(text.find("\"gpus\": 8"), 9, "\"gpus\": 8, \"calibration\": \"mycal.json\"");
+    { std::ofstream(dir / "plans/q.json") << text; }
+    const auto s = analysis::load_scenarios((dir / "plans/q.json").string()).points.at(0);
+    CHECK(s.cluster.calibration_file == (dir / "plans/mycal.json").string());
+    CHECK(s.cluster.calibration.gpu == "a100-sxm4-80gb");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a scenario built in code goes through the loader's rules") {
+    analysis::ScenarioDraft d;
+    d.file = "rows.csv line 7";
+    d.set("schema", std::int64_t{1}).set("name", std::string("row"));
+    d.set("workload.model", std::string("resnet50")).set("workload.precision", std::string("fp8"));
+    d.set("workload.batch_per_gpu", std::int64_t{256}).set("workload.samples", 1e6);
+    d.set("cluster.gpu", std::string("v100-sxm2-16gb")).set("cluster.gpus", std::int64_t{8});
+    d.set("cluster.topology", std::string("dgx1-v100")).set("pricing.usd_per_gpu_hour", std::int64_t{0});
+    try {
+        (void)analysis::compile_scenario(d);
+        FAIL("no error");
+    } catch (const analysis::InputError& e) {
+        CHECK(e.file() == "rows.csv line 7");
+        CHECK(e.where() == "/workload/precision");
+        CHECK(e.message().starts_with("GPU 'v100-sxm2-16gb' has no fp8 support; valid: fp32"));
+    }
+    d.set("workload.precision", std::string("fp16"));
+    const auto s = analysis::compile_scenario(d);
+    CHECK(s.workload.precision == compute::Precision::fp16);
+    CHECK(s.cluster.gpus_per_node == 8);
 }

@@ -2,6 +2,7 @@
 // The million-step case is the README's "simulation speed" figure.
 #include <benchmark/benchmark.h>
 
+#include "analysis/plan/plan.hpp"
 #include "analysis/run/run.hpp"
 #include "analysis/scenario/scenario.hpp"
 

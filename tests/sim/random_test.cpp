@@ -103,7 +103,7 @@ TEST_CASE("normal draws have the requested mean and deviation") {
     CHECK(sd == doctest::Approx(2.0).epsilon(0.02));
 }
 
-TEST_CASE("uniform draws lie in [0, 1) and integers in [lo, hi]") {
+TEST_CASE("uniform draws lie between 0 (included) and 1 (excluded), integers between lo and hi (both included)") {
     RandomStream s(4, "u");
     double lo = 1.0;
     double hi = 0.0;

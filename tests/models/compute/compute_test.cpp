@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "models/compute/gpu.hpp"
 #include "models/compute/gpu_model.hpp"
@@ -187,4 +189,43 @@ TEST_CASE("selective recomputation replays the attention core and full recomputa
     CHECK(full.hardware_flops_per_sample.value == doctest::Approx(4.0 / 3.0 * none.model_flops_per_sample.value));
     CHECK(sel.bwd.value > none.bwd.value);
     CHECK(full.bwd.value == doctest::Approx((none.bwd + none.fwd).value));
+}
+
+TEST_CASE("the GPU registry holds the catalog in order, described, and names the closest GPU for a typo") {
+    const auto& reg = compute::gpu_registry();
+    CHECK(reg.what() == "GPU");
+    REQUIRE(reg.entries().size() == compute::gpu_catalog().size());
+    for (std::size_t i = 0; i < reg.entries().size(); ++i) {
+        const auto& e = reg.entries()[i];
+        CHECK(e.name == compute::gpu_catalog()[i].name);
+        CHECK(e.value == &compute::gpu_catalog()[i]);
+        CHECK(e.description == compute::gpu_catalog()[i].description);
+    }
+    REQUIRE(reg.find("h100-sxm5-80gb") != nullptr);
+    CHECK((*reg.find("h100-sxm5-80gb"))->sms == 132);
+    CHECK(&compute::find_gpu("a100-sxm4-80gb") == reg.get("a100-sxm4-80gb"));
+    CHECK(reg.find("h10") == nullptr);
+    CHECK(compute::lookup_gpu("h10") == nullptr);
+    const std::string msg =
+        "unknown GPU 'h10'; did you mean 'h100-sxm5-80gb'? valid: v100-sxm2-16gb, v100-sxm2-32gb, v100-sxm3-32gb, "
+        "a100-sxm4-40gb, a100-sxm4-80gb, a100-pcie-40gb, a100-pcie-80gb, h100-sxm5-80gb, h100-pcie-80gb, "
+        "h200-sxm-141gb";
+    CHECK(reg.unknown_message("h10") == msg);
+    CHECK_THROWS_WITH_AS(compute::find_gpu("h10"), msg.c_str(), std::invalid_argument);
+}
+
+TEST_CASE("the precision registry names every Precision in order and round-trips") {
+    const auto& reg = compute::precision_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"fp32", "tf32", "fp16", "bf16", "fp8"});
+    for (const auto& e : reg.entries()) {
+        CAPTURE(e.name);
+        CHECK_FALSE(e.description.empty());
+        CHECK(reg.name_of(e.value) == e.name);
+        CHECK(compute::to_string(e.value) == e.name);
+        CHECK(compute::parse_precision(e.name) == e.value);
+    }
+    CHECK(reg.get("bf16") == Precision::bf16);
+    CHECK_FALSE(compute::parse_precision("fp64").has_value());
+    CHECK(reg.unknown_message("bf-16") == "unknown precision 'bf-16'; did you mean 'bf16'? valid: fp32, tf32, fp16, bf16, fp8");
 }

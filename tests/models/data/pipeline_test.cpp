@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analysis/scenario/csv.hpp"
 #include "models/data/pipeline.hpp"
@@ -90,4 +92,56 @@ TEST_CASE("instance presets have NVMe drives exactly where the price catalog's r
         const bool ebs_only = row->notes.find("EBS only") != std::string::npos;
         CHECK(ebs_only == (inst.nvme_drives == 0));
     }
+}
+
+TEST_CASE("the sample kind registry holds sample_kinds() in order with their descriptions") {
+    const auto& reg = data::sample_kind_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"imagenet-jpeg", "pretokenized-text", "point-cloud"});
+    for (std::size_t i = 0; i < reg.entries().size(); ++i) {
+        const auto& e = reg.entries()[i];
+        CHECK(e.value == &data::sample_kinds()[i]);
+        CHECK(e.description == data::sample_kinds()[i].description);
+    }
+    CHECK(data::find_sample_kind("imagenet-jpeg") == reg.get("imagenet-jpeg"));
+    CHECK(data::find_sample_kind("imagenet") == nullptr);
+    CHECK(reg.unknown_message("imagenet") ==
+          "unknown sample kind 'imagenet'; did you mean 'imagenet-jpeg'? valid: imagenet-jpeg, pretokenized-text, "
+          "point-cloud");
+}
+
+TEST_CASE("the source kind registry names every SourceKind in order and round-trips") {
+    const auto& reg = data::source_kind_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"local-nvme", "nfs", "object-storage"});
+    for (const auto& e : reg.entries()) {
+        CAPTURE(e.name);
+        CHECK_FALSE(e.description.empty());
+        CHECK(reg.name_of(e.value) == e.name);
+        CHECK(data::to_string(e.value) == e.name);
+        CHECK(data::parse_source_kind(e.name) == e.value);
+    }
+    CHECK(reg.get("nfs") == data::SourceKind::nfs);
+    CHECK(reg.unknown_message("s3") == "unknown source kind 's3'; valid: local-nvme, nfs, object-storage");
+    CHECK(reg.unknown_message("local_nvme") ==
+          "unknown source kind 'local_nvme'; did you mean 'local-nvme'? valid: local-nvme, nfs, object-storage");
+}
+
+TEST_CASE("the instance registry holds instances() in order, described from the table") {
+    const auto& reg = data::instance_registry();
+    REQUIRE(reg.entries().size() == data::instances().size());
+    for (std::size_t i = 0; i < reg.entries().size(); ++i) {
+        const auto& e = reg.entries()[i];
+        CHECK(e.name == data::instances()[i].name);
+        CHECK(e.value == &data::instances()[i]);
+    }
+    CHECK(reg.names().front() == "aws-p3.2xlarge");
+    CHECK(reg.names().back() == "aws-p5.48xlarge");
+    CHECK(reg.describe("aws-p4d.24xlarge") ==
+          "8x a100-sxm4-40gb, 96 vCPUs, 1152 GiB RAM, 400 Gb/s network, 8x 1000 GB NVMe");
+    CHECK(reg.describe("aws-p3.2xlarge") == "1x v100-sxm2-16gb, 8 vCPUs, 61 GiB RAM, 10 Gb/s network, no instance NVMe");
+    CHECK(data::find_instance("aws-p4d.24xlarge") == reg.get("aws-p4d.24xlarge"));
+    CHECK(data::find_instance("aws-p4d") == nullptr);
+    CHECK(reg.unknown_message("aws-p5.48xl").starts_with(
+        "unknown instance 'aws-p5.48xl'; did you mean 'aws-p5.48xlarge'? valid: aws-p3.2xlarge, aws-p3.8xlarge, "));
 }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <string_view>
 #include <vector>
 
 using namespace rentsim;
@@ -66,7 +67,7 @@ TEST_CASE("multi-node all-reduce switches from the latency-bound tree to the rin
 TEST_CASE("a forced algorithm that does not fit the operation is an error that lists the valid ones") {
     const Network net = preset_network("dgx-a100", 16);
     CHECK_THROWS_WITH_AS(net.collective(Collective::all_gather, units::gib(1), 16, Algorithm::tree),
-                         doctest::Contains("valid: automatic, ring"), std::invalid_argument);
+                         doctest::Contains("valid: auto, ring"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(net.collective(Collective::all_reduce, units::gib(1), 16, Algorithm::nvls),
                          doctest::Contains("hierarchical"), std::invalid_argument);
     CHECK_THROWS_AS(net.collective(Collective::all_reduce, units::gib(1), 17), std::invalid_argument);
@@ -184,4 +185,44 @@ TEST_CASE("one collective() call costs well under 10 microseconds") {
 #else
     CHECK(us < 100.0);  // sanitizer builds are slower; the bound that matters is checked optimised
 #endif
+}
+
+TEST_CASE("the collective registry has the nccl-tests names in order and round-trips") {
+    const auto& reg = collective_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"all-reduce", "reduce-scatter", "all-gather", "broadcast",
+                                                 "all-to-all", "send-recv"});
+    REQUIRE(reg.entries().size() == kOps.size());
+    for (std::size_t i = 0; i < kOps.size(); ++i) {
+        const auto& e = reg.entries()[i];
+        CAPTURE(e.name);
+        CHECK(e.value == kOps[i]);
+        CHECK_FALSE(e.description.empty());
+        CHECK(reg.name_of(e.value) == e.name);
+        CHECK(to_string(e.value) == e.name);
+        CHECK(parse_collective(e.name) == e.value);
+    }
+    CHECK(reg.get("all-gather") == Collective::all_gather);
+    CHECK_FALSE(parse_collective("allreduce").has_value());
+    CHECK(reg.unknown_message("allreduce") ==
+          "unknown collective 'allreduce'; did you mean 'all-reduce'? valid: all-reduce, reduce-scatter, all-gather, "
+          "broadcast, all-to-all, send-recv");
+}
+
+TEST_CASE("the algorithm registry is one list for the command line and scenarios, auto first") {
+    const auto& reg = algorithm_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"auto", "ring", "tree", "hierarchical", "direct", "nvls"});
+    for (const auto& e : reg.entries()) {
+        CAPTURE(e.name);
+        CHECK_FALSE(e.description.empty());
+        CHECK(reg.name_of(e.value) == e.name);
+        CHECK(to_string(e.value) == e.name);
+        CHECK(parse_algorithm(e.name) == e.value);
+    }
+    CHECK(reg.get("auto") == Algorithm::automatic);
+    CHECK(reg.find("automatic") == nullptr);
+    CHECK(parse_algorithm("automatic") == Algorithm::automatic);  // data/nccl_rows.csv spells it so
+    CHECK(reg.unknown_message("rign") ==
+          "unknown collective algorithm 'rign'; did you mean 'ring'? valid: auto, ring, tree, hierarchical, direct, nvls");
 }

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 using namespace rentsim;
 using namespace rentsim::net;
@@ -96,4 +98,43 @@ TEST_CASE("generic specs: NVLink from the GPU catalog, errors name the field") {
     CHECK_THROWS_WITH_AS(build_topology(s), doctest::Contains("inter_node"), std::invalid_argument);
     s.gpu = "h10";
     CHECK_THROWS_WITH_AS(build_topology(s), doctest::Contains("unknown gpu 'h10'"), std::invalid_argument);
+}
+
+TEST_CASE("the fabric registry holds the inter-node fabrics in order and round-trips") {
+    const auto& reg = fabric_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"infiniband", "roce", "efa", "tcp"});
+    for (const auto& e : reg.entries()) {
+        CAPTURE(e.name);
+        CHECK_FALSE(e.description.empty());
+        CHECK(reg.name_of(e.value) == e.name);
+        CHECK(to_string(e.value) == e.name);
+        CHECK(parse_fabric(e.name) == e.value);
+    }
+    CHECK(reg.get("efa") == Fabric::efa);
+    CHECK(reg.find("nvlink") == nullptr);  // inside a node only
+    CHECK(reg.name_of(Fabric::pcie).empty());
+    CHECK(reg.unknown_message("ethernet") == "unknown fabric 'ethernet'; valid: infiniband, roce, efa, tcp");
+    CHECK(reg.unknown_message("rocev2") == "unknown fabric 'rocev2'; did you mean 'roce'? valid: infiniband, roce, efa, tcp");
+}
+
+TEST_CASE("the topology registry holds the presets in order and gives build_topology's message") {
+    const auto& reg = topology_registry();
+    REQUIRE(reg.entries().size() == topology_presets().size());
+    for (std::size_t i = 0; i < reg.entries().size(); ++i) {
+        const auto& e = reg.entries()[i];
+        CHECK(e.name == topology_presets()[i].name);
+        CHECK(e.value == &topology_presets()[i]);
+        CHECK(e.description == topology_presets()[i].description);
+    }
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"dgx1-v100", "dgx-a100", "aws-p4d", "dgx-h100", "hgx-h200", "aws-p5",
+                                                 "aws-p5en", "pcie-a100", "pcie-h100"});
+    REQUIRE(reg.find("aws-p5") != nullptr);
+    CHECK((*reg.find("aws-p5"))->name == "aws-p5");
+    const std::string msg =
+        "unknown topology preset 'dgx-a10'; did you mean 'dgx-a100'? valid: dgx1-v100, dgx-a100, aws-p4d, dgx-h100, "
+        "hgx-h200, aws-p5, aws-p5en, pcie-a100, pcie-h100";
+    CHECK(reg.unknown_message("dgx-a10") == msg);
+    CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a10", 8)), msg.c_str(), std::invalid_argument);
 }

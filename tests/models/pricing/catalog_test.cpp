@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "models/pricing/catalog.hpp"
 #include "models/pricing/spot_trace.hpp"
@@ -69,4 +71,23 @@ TEST_CASE("the Google Cloud A100 count log turns drops of the instance count int
     CHECK(small.events[1].alive_before == 4);
     CHECK(small.events[2].add);
     CHECK_THROWS_AS(price::parse_count_trace("2021-12-11 23:59:30 5\n", "bad"), std::invalid_argument);
+}
+
+TEST_CASE("the spot trace registry names the shipped traces in order, and shipped_trace follows it") {
+    const auto& reg = price::spot_trace_registry();
+    const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
+    CHECK(names == std::vector<std::string_view>{"bamboo-p3", "gcloud-a100-us-east1b"});
+    CHECK(price::shipped_trace_names() == names);
+    for (const auto& e : reg.entries()) {
+        CAPTURE(e.name);
+        CHECK_FALSE(e.description.empty());
+        const auto t = price::shipped_trace(e.name);
+        CHECK(t.name == e.name);
+        CHECK(t.removals() > 0);
+    }
+    CHECK(reg.get("bamboo-p3") == "spot-trace-bamboo-p3.csv");
+    const std::string msg =
+        "unknown spot trace 'bamboo-p4'; did you mean 'bamboo-p3'? valid: bamboo-p3, gcloud-a100-us-east1b";
+    CHECK(reg.unknown_message("bamboo-p4") == msg);
+    CHECK_THROWS_WITH_AS(price::shipped_trace("bamboo-p4"), msg.c_str(), std::invalid_argument);
 }

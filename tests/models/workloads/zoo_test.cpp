@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "models/workloads/zoo.hpp"
 
@@ -301,4 +303,27 @@ TEST_CASE("bad shapes are rejected with the model named") {
     CHECK_THROWS_AS(bert("base", 513), std::invalid_argument);
     CHECK_THROWS_AS(bert_squad("large", 0), std::invalid_argument);
     CHECK_THROWS_AS(resnet50(16), std::invalid_argument);
+}
+
+TEST_CASE("the model registry has model_names() in order, with each preset as its value") {
+    const auto& reg = model_registry();
+    CHECK(reg.what() == "model");
+    REQUIRE(reg.entries().size() == model_names().size());
+    for (std::size_t i = 0; i < model_names().size(); ++i) {
+        const auto& e = reg.entries()[i];
+        CHECK(e.name == model_names()[i].name);
+        CHECK(e.description == model_names()[i].description);
+        CHECK(e.value == find_gpt_preset(e.name));
+    }
+    const std::vector<std::string_view> first(reg.names().begin(), reg.names().begin() + 5);
+    CHECK(first == std::vector<std::string_view>{"resnet50", "bert-base", "bert-large", "gpt", "gpt3-125m"});
+    REQUIRE(reg.find("llama2-70b") != nullptr);
+    CHECK((*reg.find("llama2-70b"))->shape.kv_heads == 8);
+    REQUIRE(reg.find("gpt") != nullptr);
+    CHECK(*reg.find("gpt") == nullptr);
+    CHECK(reg.find("bert") == nullptr);
+    CHECK(reg.unknown_message("llama2-7") ==
+          "unknown model 'llama2-7'; did you mean 'llama2-7b'? valid: resnet50, bert-base, bert-large, gpt, "
+          "gpt3-125m, gpt3-350m, gpt3-760m, gpt3-1.3b, gpt3-2.7b, gpt3-6.7b, gpt3-13b, gpt3-175b, llama2-7b, "
+          "llama2-13b, llama2-70b");
 }

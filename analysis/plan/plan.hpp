@@ -1,0 +1,78 @@
+// The planning layer: pure functions from a resolved scenario and its network to a job plan,
+// the inputs of the job simulators (analysis/simulate). Planning decides the batch layout,
+// prices every collective with the network model, balances pipeline stages, groups
+// gradients into buckets, sizes memory and checkpoints and lays out the input pipeline; it
+// never runs the engine and never raises input errors (the loader has checked the scenario).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/scenario/scenario.hpp"
+#include "analysis/simulate/lifecycle.hpp"
+#include "analysis/simulate/trainer.hpp"
+#include "models/compute/step.hpp"
+#include "models/network/network.hpp"
+
+namespace rentsim::analysis {
+
+// What the input pipeline looks like to the analytic diagnosis, per sample and per GPU.
+struct InputPlan {
+    units::Seconds staging{};    // copying the dataset to local NVMe before training
+    double cpu_s = 0;            // CPU time per sample in a worker
+    double latency_s = 0;        // serial request latency per sample, steady regime
+    double miss = 1;             // share of bytes read from the source, steady regime
+    double cold_latency_s = 0;   // serial request latency per sample, first epoch
+    double sample_bytes = 0, tensor_bytes = 0;
+    double source_bps = 0, ingress_bps = 0, pcie_bps = 0;  // this GPU's shares, bytes/s (0: none)
+    int slots = 0, cores = 0;    // this GPU's shares (0: unlimited)
+};
+
+// One training step at one GPU count: its layout, costs, memory and the trainer's plan
+// (input pipeline included).
+struct StepPlan {
+    int gpus = 0, tp = 1, pp = 1, dp = 1;
+    int global_batch = 0;           // samples per optimizer step
+    int micro_batch = 0;
+    int micro_steps = 0;            // gradient-accumulation steps per optimizer step
+    std::int64_t iterations = 0;    // optimizer steps to train the scenario's samples
+    compute::StepCost step;         // per-GPU cost of one micro-batch, whole model
+    compute::MemoryUse memory;      // of the largest pipeline stage
+    double memory_per_gpu_gib = 0;
+    bool fits = true;
+    double allreduce_busbw_gbps = 0;  // of the largest gradient bucket
+    TrainingPlan training;
+    InputPlan input;
+};
+
+// A whole job: the step at the cluster's size, the step at each elastic GPU count (in
+// schedule order), and the lifecycle around them. The lifecycle's `work` and its phases'
+// speeds come from simulating the steps (analysis/run).
+struct JobPlan {
+    StepPlan step;
+    std::vector<StepPlan> elastic;
+    LifecyclePlan lifecycle;
+    double checkpoint_bytes = 0;     // one checkpoint: weights and optimizer state, unsharded
+    double checkpoint_write_s = 0;   // 0: no checkpoints
+    double checkpoint_interval_s = 0;  // 0: no periodic checkpoints
+    double restart_s = 0;            // one restart, the checkpoint load included
+    double stored_bytes = 0;         // dataset and kept checkpoints, billed as storage
+};
+
+// The network of the scenario's cluster, or of `gpus` of them (an elastic step).
+net::Network cluster_network(const Scenario& s);
+net::Network cluster_network(const Scenario& s, int gpus);
+
+// The step at `gpus` GPUs (the cluster's, or an elastic step's) on that cluster's network.
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network);
+
+// The whole job; `network` is the network of the scenario's cluster. Elastic steps build
+// their own networks.
+JobPlan plan_job(const Scenario& s, const net::Network& network);
+
+// Cuts layers (in order) into `stages` contiguous non-empty stages minimising the largest
+// stage's forward + backward time. Returns stages + 1 boundaries.
+std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
+                                         const std::vector<units::Seconds>& bwd, int stages);
+
+}  // namespace rentsim::analysis

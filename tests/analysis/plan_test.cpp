@@ -1,0 +1,87 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "analysis/plan/plan.hpp"
+#include "analysis/scenario/scenario.hpp"
+
+using namespace rentsim;
+
+namespace {
+analysis::Scenario scenario(const std::string& text) { return analysis::parse_scenarios(text, "p.json").points.at(0); }
+
+const char* gpt = R"({
+  "schema": 1, "name": "g",
+  "workload": {"model": "gpt3-175b", "precision": "fp16", "global_batch": 1536, "micro_batch": 1, "samples": 3072000,
+               "parallelism": {"tp": 8, "pp": 16, "recompute": "full"}},
+  "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024, "topology": "dgx-a100"},
+  "pricing": {"usd_per_gpu_hour": 2.0},
+  "lifecycle": {"checkpoint": {"interval_s": 3600, "write_gb_per_s": 10}}
+})";
+}  // namespace
+
+TEST_CASE("stage balancing cuts layers into contiguous stages with the smallest largest stage") {
+    using units::seconds;
+    const std::vector<units::Seconds> fwd{seconds(1), seconds(1), seconds(1), seconds(1), seconds(4)};
+    const std::vector<units::Seconds> bwd(5, seconds(0));
+    CHECK(analysis::balanced_stages(fwd, bwd, 1) == std::vector<std::size_t>{0, 5});
+    CHECK(analysis::balanced_stages(fwd, bwd, 2) == std::vector<std::size_t>{0, 4, 5});
+    // Every stage keeps at least one layer, even when time alone would put two in one stage.
+    CHECK(analysis::balanced_stages(fwd, bwd, 5) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5});
+}
+
+TEST_CASE("the step plan lays out the batch as Megatron does") {
+    const auto s = scenario(gpt);
+    const auto p = analysis::plan_step(s, s.cluster.gpus, analysis::cluster_network(s));
+    CHECK(p.dp == 8);                      // 1024 / (8 x 16)
+    CHECK(p.micro_steps == 192);           // 1536 / (8 x 1)
+    CHECK(p.iterations == 2000);           // 3072000 / 1536
+    CHECK(p.training.micro_steps == 192);
+    // The bubble is (pp - 1) stage slots with one chunk per GPU (Narayanan et al. 2021).
+    CHECK(static_cast<double>(p.training.pipeline_bubble) == doctest::Approx(15.0 * static_cast<double>(p.training.micro_fwd_bwd)).epsilon(1e-6));
+    CHECK(p.fits);
+}
+
+TEST_CASE("a checkpoint holds the unsharded weights and optimizer state, written at the given bandwidth") {
+    const auto s = scenario(gpt);
+    const auto job = analysis::plan_job(s, analysis::cluster_network(s));
+    const auto& m = job.step.step.memory;
+    CHECK(job.checkpoint_bytes == doctest::Approx(m.weights.value + m.optimizer.value));
+    CHECK(job.checkpoint_write_s == doctest::Approx(job.checkpoint_bytes / 10e9));
+    CHECK(job.checkpoint_interval_s == 3600);
+    CHECK(job.lifecycle.checkpoint_interval == sim::ceil_seconds(3600));
+    // 175B parameters over tp 8 x pp 16 hold about 1.37B per GPU at 14 B each (fp16 weights,
+    // fp32 master weights and two Adam moments): about 2.4 TB for the whole model.
+    CHECK(job.checkpoint_bytes * 128 / 1e12 > 2.0);
+}
+
+TEST_CASE("gradient buckets cover the whole backward pass of a data-parallel step") {
+    const auto s = scenario(R"({"schema": 1, "name": "r",
+      "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+      "pricing": {"usd_per_gpu_hour": 2.0}})");
+    const auto p = analysis::plan_step(s, 8, analysis::cluster_network(s));
+    REQUIRE(p.training.bucket_bwd.size() == p.training.bucket_comm.size());
+    CHECK(p.training.bucket_bwd.size() > 2);
+    const auto total = std::accumulate(p.training.bucket_bwd.begin(), p.training.bucket_bwd.end(), sim::Time{0});
+    // Each bucket's backward is rounded up to a nanosecond.
+    CHECK(std::abs(static_cast<double>(total) - p.step.bwd.value * 1e9) <= static_cast<double>(p.training.bucket_bwd.size()));
+    for (auto c : p.training.bucket_comm) CHECK(c > 0);
+}
+
+TEST_CASE("an elastic job is planned at each of its GPU counts, without simulating") {
+    const auto s = scenario(R"({"schema": 1, "name": "e",
+      "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 16, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 2.0},
+      "elastic": {"schedule": [{"from_h": 0, "gpus": 16}, {"from_h": 8, "gpus": 2}], "repeat_h": 24}})");
+    const auto job = analysis::plan_job(s, analysis::cluster_network(s));
+    REQUIRE(job.elastic.size() == 2);
+    CHECK(job.elastic[0].dp == 16);
+    CHECK(job.elastic[1].dp == 2);
+    CHECK(job.elastic[1].global_batch == 64);
+    REQUIRE(job.lifecycle.phases.size() == 2);
+    CHECK(job.lifecycle.phases[1].from == sim::ceil_seconds(8 * 3600.0));
+    CHECK(job.lifecycle.repeat == sim::ceil_seconds(24 * 3600.0));
+}
