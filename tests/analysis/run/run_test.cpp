@@ -1,0 +1,139 @@
+#include <doctest/doctest.h>
+
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/scenario.hpp"
+
+using namespace rentsim;
+
+namespace {
+const char* base = R"({
+  "schema": 1, "name": "t",
+  "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "dataset_samples": 1281167, "epochs": 90},
+  "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+  "pricing": {"usd_per_gpu_hour": 2.0},
+  "sweep": {"cluster.gpus": [1, 8], "workload.precision": ["fp16", "tf32"]}
+})";
+const char* bert = R"({
+  "schema": 1, "name": "b",
+  "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
+  "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+  "pricing": {"usd_per_gpu_hour": 2.0}
+})";
+}  // namespace
+
+TEST_CASE("more GPUs of the same kind never slow a data-parallel run, and cost is billed time times price") {
+    const auto set = analysis::parse_scenarios(base, "t.json");
+    const auto one = analysis::run_scenario(set.points[0]);
+    const auto eight = analysis::run_scenario(set.points[2]);
+    CHECK(eight.time_to_train_s < one.time_to_train_s);
+    CHECK(eight.throughput_samples_per_s > one.throughput_samples_per_s);
+    for (const auto& r : {one, eight})
+        CHECK(r.cost_usd == doctest::Approx(r.billed_s / 3600.0 * 2.0 * r.gpus));
+}
+
+TEST_CASE("the breakdown adds up to the step time") {
+    const auto set = analysis::parse_scenarios(base, "t.json");
+    const auto r = analysis::run_scenario(set.points[2]);
+    CHECK(r.breakdown.compute_s + r.breakdown.exposed_comm_s + r.breakdown.input_stall_s ==
+          doctest::Approx(r.iteration_s));
+    CHECK(r.iterations == 56'302);  // ceil(1281167 * 90 / (256 * 8)) = ceil(56301.1)
+}
+
+TEST_CASE("more inter-node bandwidth never slows a multi-node run") {
+    std::string slow = R"({"schema": 1, "name": "n",
+      "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 64, "samples": 1e6},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 32, "gpus_per_node": 8,
+                  "inter_node": {"fabric": "infiniband", "gbps_per_gpu": 25, "latency_us": 5}},
+      "pricing": {"usd_per_gpu_hour": 1.0}})";
+    std::string fast = slow;
+    fast.replace(fast.find("\"gbps_per_gpu\": 25"), 18, "\"gbps_per_gpu\": 200");
+    const auto a = analysis::run_scenario(analysis::parse_scenarios(slow, "s.json").points[0]);
+    const auto b = analysis::run_scenario(analysis::parse_scenarios(fast, "f.json").points[0]);
+    CHECK(b.time_to_train_s <= a.time_to_train_s);
+    CHECK(b.breakdown.exposed_comm_s <= a.breakdown.exposed_comm_s);
+}
+
+TEST_CASE("a configuration that does not fit in memory says so") {
+    const char* text = R"({"schema": 1, "name": "big",
+      "workload": {"model": "gpt3-13b", "precision": "bf16", "batch_per_gpu": 1, "samples": 1000},
+      "cluster": {"gpu": "a100-sxm4-40gb", "gpus": 1},
+      "pricing": {"usd_per_gpu_hour": 1.0}})";
+    const auto r = analysis::run_scenario(analysis::parse_scenarios(text, "b.json").points[0]);
+    CHECK_FALSE(r.fits);
+    CHECK(r.memory_per_gpu_gib > 40.0 * 4);  // 16 bytes per parameter alone is over 190 GiB
+}
+
+namespace {
+analysis::Result run_gpt(const std::string& parallelism, int gpus = 16) {
+    const std::string text = R"({"schema": 1, "name": "p",
+      "workload": {"model": "gpt3-1.3b", "precision": "bf16", "global_batch": 64, "micro_batch": 1,
+                   "parallelism": )" + parallelism + R"(, "tokens": 1000000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": )" + std::to_string(gpus) + R"(, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 2.0}})";
+    return analysis::run_scenario(analysis::parse_scenarios(text, "p.json").points.at(0));
+}
+}  // namespace
+
+TEST_CASE("GPipe and 1F1B take the same time but GPipe stashes every micro-batch") {
+    const auto one = run_gpt(R"({"tp": 2, "pp": 4, "schedule": "1f1b"})");
+    const auto gpipe = run_gpt(R"({"tp": 2, "pp": 4, "schedule": "gpipe"})");
+    CHECK(one.tp == 2);
+    CHECK(one.pp == 4);
+    CHECK(one.dp == 2);
+    CHECK(one.micro_steps == 32);
+    CHECK(gpipe.iteration_s == doctest::Approx(one.iteration_s));
+    CHECK(gpipe.memory_per_gpu_gib > one.memory_per_gpu_gib);
+    // Bubble: (pp - 1) / m of the micro-batch slots.
+    CHECK(one.breakdown.pipeline_bubble_s / (one.iteration_s - one.breakdown.pipeline_bubble_s) ==
+          doctest::Approx(3.0 / 32).epsilon(0.05));
+    const double sum = one.breakdown.compute_s + one.breakdown.exposed_comm_s + one.breakdown.input_stall_s +
+                       one.breakdown.pipeline_bubble_s;
+    CHECK(sum == doctest::Approx(one.iteration_s));
+}
+
+TEST_CASE("interleaved stages divide the pipeline bubble") {
+    const auto plain = run_gpt(R"({"tp": 2, "pp": 4})");
+    const auto interleaved = run_gpt(R"({"tp": 2, "pp": 4, "virtual_stages": 2})");
+    const double ratio = interleaved.breakdown.pipeline_bubble_s / plain.breakdown.pipeline_bubble_s;
+    CHECK(ratio > 0.45);
+    CHECK(ratio < 0.6);
+    CHECK(interleaved.memory_per_gpu_gib > plain.memory_per_gpu_gib);
+}
+
+TEST_CASE("tensor-parallel collectives are exposed communication and sequence parallelism saves memory") {
+    const auto tp = run_gpt(R"({"tp": 8})", 8);
+    const auto sp = run_gpt(R"({"tp": 8, "sequence_parallel": true})", 8);
+    CHECK(tp.dp == 1);
+    CHECK(tp.breakdown.exposed_comm_s > 0);
+    CHECK(sp.memory_per_gpu_gib < tp.memory_per_gpu_gib);
+    CHECK(tp.hardware_tflops_per_gpu == doctest::Approx(tp.tflops_per_gpu));
+    const auto full = run_gpt(R"({"tp": 8, "recompute": "full"})", 8);
+    CHECK(full.hardware_tflops_per_gpu > full.tflops_per_gpu);
+    CHECK(full.memory_per_gpu_gib < tp.memory_per_gpu_gib);
+}
+
+TEST_CASE("ZeRO shards memory and the ZeRO-1/2 parameter gather after the optimizer is exposed") {
+    const auto z0 = run_gpt(R"({"zero": 0})");
+    const auto z1 = run_gpt(R"({"zero": 1})");
+    const auto z2 = run_gpt(R"({"zero": 2})");
+    const auto z3 = run_gpt(R"({"zero": 3})");
+    CHECK(z1.memory_per_gpu_gib < z0.memory_per_gpu_gib);
+    CHECK(z2.memory_per_gpu_gib < z1.memory_per_gpu_gib);
+    CHECK(z3.memory_per_gpu_gib < z2.memory_per_gpu_gib);
+    CHECK(z1.breakdown.exposed_comm_s > z0.breakdown.exposed_comm_s);
+    // ZeRO-3 gathers for forward behind the forward compute and for backward behind it.
+    CHECK(z3.breakdown.exposed_comm_s < z2.breakdown.exposed_comm_s);
+}
+
+TEST_CASE("a pricing instance with only a GPU count describes the cluster") {
+    std::string text = bert;
+    text.replace(text.find(R"({"gpu": "a100-sxm4-80gb", "gpus": 8})"), 36, R"({"gpus": 16})");
+    text.replace(text.find(R"({"usd_per_gpu_hour": 2.0})"), 25, R"({"provider": "aws", "instance": "p5.48xlarge"})");
+    const auto s = analysis::parse_scenarios(text, "t.json").points.at(0);
+    CHECK(s.cluster.gpu->name == "h100-sxm5-80gb");
+    CHECK(s.cluster.topology.preset == "aws-p5");
+    CHECK(s.pricing.gpus_per_instance == 8);
+    const auto r = analysis::run_scenario(s);
+    CHECK(r.fits);
+    CHECK(r.from_instance == s.cluster.from_instance);
+}
