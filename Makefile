@@ -1,14 +1,16 @@
 # Two commands on a fresh Debian 12 machine:
 #   make demo   installs the dependencies, builds, runs the default "8 vs 16 A100" scenario
-#   make test   installs the dependencies, builds with warnings as errors, runs every test
+#   make test   installs the dependencies, builds with warnings as errors, runs every test, then
+#               runs them again under AddressSanitizer and UBSan and fuzzes each fuzz target briefly
 # As root, missing packages are installed with apt-get; otherwise the apt-get line is printed.
 
 PACKAGES := cmake ninja-build g++ python3 libboost-graph-dev libeigen3-dev libfmt-dev \
-            nlohmann-json3-dev doctest-dev libcli11-dev libbenchmark-dev
+            nlohmann-json3-dev doctest-dev libcli11-dev libbenchmark-dev clang-14 libclang-rt-14-dev
 JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
 DEMO ?= scenarios/bert-large-a100-8-vs-16.json
 
-.PHONY: deps demo test build release bench clean
+.PHONY: deps demo test check sanitize fuzz build release bench clean
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -28,12 +30,31 @@ release: deps
 demo: release
 	./build/release/rentsim run $(DEMO)
 
+# Every stage runs even when an earlier one fails; `make test` fails when any stage did.
 test: deps
+	@status=0; for stage in check sanitize fuzz; do \
+	  $(MAKE) --no-print-directory $$stage || { echo "make test: stage '$$stage' failed"; status=1; }; \
+	done; exit $$status
+
+# The optimised build with warnings as errors, and every test.
+check: deps
 	cmake --preset ci -G Ninja
 	cmake --build --preset ci -j $(JOBS)
 	ctest --preset ci -j $(JOBS)
 
-bench: test
+# Every test again, in the Debug build with AddressSanitizer and UBSan.
+sanitize: deps
+	cmake --preset dev -G Ninja
+	cmake --build --preset dev -j $(JOBS)
+	ctest --preset dev -j $(JOBS)
+
+# The libFuzzer programs (clang 14), each fuzzed for FUZZ_SECONDS (tests/fuzz/run.sh).
+fuzz: deps
+	cmake --preset fuzz -G Ninja -DRENTSIM_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build --preset fuzz -j $(JOBS)
+	ctest --preset fuzz -j $(JOBS)
+
+bench: check
 	./build/ci/tests/bench/engine_bench
 	./build/ci/tests/bench/run_bench
 

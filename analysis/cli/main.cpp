@@ -1,12 +1,19 @@
 // rentsim: the command-line program. It parses arguments, calls the analysis library and
-// turns errors into exit statuses: 0 success, 1 an expectation failed, 2 bad input.
+// turns errors into exit statuses: 0 success, 1 standard output could not be written (other
+// than to a reader that closed it), 2 bad input, 3 internal error (a bug).
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <span>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
+
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -34,24 +41,38 @@ namespace {
 
 using namespace rentsim;
 
+// Bounds of the `run` and `sweep` options.
+constexpr int kMaxReplications = 100000;
+constexpr int kMaxJobs = 1024;
+
 struct RunOptions {
     std::string file, out, csv;
-    int jobs = 0;
+    int jobs = 0;            // 0: all cores
     int replications = 0;
     std::int64_t seed = -1;  // -1: the scenario's
+    bool seed_given = false;
 };
 
+// Every command writes its --out and --csv files before it prints: a reader that stops early
+// (`rentsim run x.json --out r.json | head -1`) must not cost the files.
 int run_command(const RunOptions& o) {
+    if (o.replications < 0 || o.replications > kMaxReplications)
+        throw analysis::InputError("--replications", "",
+                                   fmt::format("expected a count from 0 to {}, got {}", kMaxReplications, o.replications));
+    if (o.jobs < 0 || o.jobs > kMaxJobs)
+        throw analysis::InputError("--jobs", "",
+                                   fmt::format("expected 0 (all cores) or 1 to {} threads, got {}", kMaxJobs, o.jobs));
+    if (o.seed_given && o.seed < 0)
+        throw analysis::InputError("--seed", "", fmt::format("expected a non-negative seed, got {}", o.seed));
     const auto set = analysis::load_scenarios(o.file);
-    if (o.replications < 0) throw analysis::InputError("--replications", "", "expected a non-negative count");
     analysis::RunOptions options;
     options.replications = o.replications;
     if (o.seed >= 0) options.seed = static_cast<std::uint64_t>(o.seed);
     const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const auto results = analysis::run_all(set, jobs, options);
-    std::cout << analysis::format_results_text(results);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::results_to_json(results));
     if (!o.csv.empty()) analysis::write_file_atomically(o.csv, analysis::results_to_csv(results));
+    std::cout << analysis::format_results_text(results);
     return 0;
 }
 
@@ -71,6 +92,11 @@ std::string today() {
 
 int calibrate_command(const CalibrateOptions& o) {
     const auto rep = analysis::fit_calibration(o.gpu, o.files, o.date.empty() ? today() : o.date);
+    analysis::CalibrationFit fit{rep.rms_log_error, {}};
+    for (std::size_t i = 0; i < rep.rows.size(); ++i)
+        fit.rows.push_back({rep.rows[i].id, rep.rows[i].measured_s, rep.predicted_s[i]});
+    const std::string json = analysis::calibration_to_json(rep.calibration, fit);
+    if (!o.out.empty()) analysis::write_file_atomically(o.out, json);
     fmt::print("calibration of {} from {} rows ({} skipped), rms log error {:.3f} after {} iterations\n", o.gpu,
                rep.rows.size(), rep.skipped.size(), rep.rms_log_error, rep.iterations);
     const auto& c = rep.calibration;
@@ -80,24 +106,21 @@ int calibrate_command(const CalibrateOptions& o) {
                "step overhead {:.2f} ms\n", c.conv_eff, c.k_fill, c.mem_eff, c.kernel_overhead_s * 1e6,
                c.step_overhead_s * 1e3);
     fmt::print("  {:<28} {:>6} {:>12} {:>12} {:>8}\n", "row", "kind", "measured", "predicted", "error");
-    analysis::CalibrationFit fit{rep.rms_log_error, {}};
     for (std::size_t i = 0; i < rep.rows.size(); ++i) {
         const auto& r = rep.rows[i];
         const double err = rep.predicted_s[i] / r.measured_s - 1.0;
-        fmt::print("  {:<28} {:>6} {:>12.4g} {:>12.4g} {:>7.1f}%\n", r.id, r.kind, r.measured_s, rep.predicted_s[i],
+        fmt::print("  {:<28} {:>6} {:>12.4g} {:>12.4g} {:>7.1f}%\n", r.id, analysis::row_kind_registry().name_of(r.kind), r.measured_s, rep.predicted_s[i],
                    err * 100);
-        fit.rows.push_back({r.id, r.measured_s, rep.predicted_s[i]});
     }
     for (const auto& s : rep.skipped) fmt::print("  skipped {}\n", s);
-    const std::string json = analysis::calibration_to_json(c, fit);
     if (o.out.empty()) std::cout << json;
-    else analysis::write_file_atomically(o.out, json);
     return 0;
 }
 
 struct CollectiveOptions {
     std::string op = "all-reduce", size = "8:1GiB", topology, scenario, algorithm = "auto", out;
     int gpus = 0;
+    bool gpus_given = false;
 };
 
 int collective_command(const CollectiveOptions& o) {
@@ -116,8 +139,14 @@ int collective_command(const CollectiveOptions& o) {
     } else {
         spec.preset = o.topology;
     }
-    if (o.gpus > 0) spec.gpus = o.gpus;
-    else if (o.scenario.empty()) throw analysis::InputError("--gpus", "", "expected a positive number of GPUs");
+    if (o.gpus_given) {
+        if (o.gpus < 1 || o.gpus > net::kMaxGpus)
+            throw analysis::InputError("--gpus", "",
+                                       fmt::format("expected a number of GPUs from 1 to {}, got {}", net::kMaxGpus, o.gpus));
+        spec.gpus = o.gpus;
+    } else if (o.scenario.empty()) {
+        throw analysis::InputError("--gpus", "", fmt::format("expected a number of GPUs from 1 to {}", net::kMaxGpus));
+    }
     analysis::SizeRange sizes;
     try {
         sizes = analysis::parse_size_range(o.size);
@@ -128,8 +157,8 @@ int collective_command(const CollectiveOptions& o) {
     if (network.topology().gpus() < spec.gpus)
         throw analysis::InputError("--gpus", "", "the topology holds fewer GPUs than asked for");
     const auto rows = analysis::collective_rows(network, *op, sizes, spec.gpus, *algo);
-    std::cout << analysis::format_nccl_tests(rows, name);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::collective_rows_json(rows));
+    std::cout << analysis::format_nccl_tests(rows, name);
     return 0;
 }
 
@@ -139,20 +168,26 @@ struct ValidateOptions {
 
 int validate_command(const ValidateOptions& o) {
     const auto rep = analysis::validate_file(o.file);
-    std::cout << analysis::validation_text(rep);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::validation_json(rep));
+    std::cout << analysis::validation_text(rep);
     return 0;
 }
 
 struct BreakevenOptions {
     analysis::BreakevenQuery query;
     double purchase_usd = 0, depreciation_years = 4, power_kw = 0, pue = 1.0, usd_per_kwh = 0, ops_usd_per_year = 0;
+    bool purchase_given = false;
+    std::string owning_option;  // the first owning option given other than --purchase-usd
 };
 
+// Owning is asked for by --purchase-usd; its other options alone are a mistake, not a no-op.
+// breakeven() checks every figure against its range (analysis/studies/breakeven.hpp).
 int breakeven_command(BreakevenOptions o) {
-    if (o.purchase_usd > 0)
+    if (o.purchase_given)
         o.query.ownership = price::Ownership{o.purchase_usd, o.depreciation_years, o.power_kw,
                                              o.pue,          o.usd_per_kwh,        o.ops_usd_per_year};
+    else if (!o.owning_option.empty())
+        throw analysis::InputError(o.owning_option, "", "describes owning the hardware: give --purchase-usd as well");
     std::cout << analysis::format_breakeven(analysis::breakeven(o.query));
     return 0;
 }
@@ -201,6 +236,29 @@ int list_command(const std::string& what) {
     return 0;
 }
 
+// Flushes standard output and decides what a failure to write it means. A reader that closed a
+// pipe or socket early (`rentsim run x.json --out r.json | head -1`) is not an error: the files
+// were written before anything was printed, and the status stays `status`. Any other failure
+// (a full disk behind `> out.txt`) loses output the user asked for: reported, exit status 1.
+// `known_error`: the errno of a write that already failed, if any.
+int finish_stdout(int status, int known_error = 0) {
+    errno = 0;
+    std::fflush(stdout);
+    std::cout.flush();
+    const int error = known_error != 0 ? known_error : errno;
+    if (std::cout.good() && std::ferror(stdout) == 0) return status;
+    struct stat st {};
+    if (fstat(fileno(stdout), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return status;
+    std::cerr << "rentsim: cannot write standard output" << (error != 0 ? std::string(": ") + std::strerror(error) : "")
+              << "\n";
+    return status == 0 ? 1 : status;
+}
+
+void report_bug(const char* what) {
+    std::cerr << "rentsim: internal error: " << what << "\n"
+              << "rentsim: this is a bug in rentsim; please report it with the command line and its input files\n";
+}
+
 std::string joined_names(std::span<const std::string_view> names) {
     std::string out;
     for (auto n : names) out += (out.empty() ? "" : ", ") + std::string(n);
@@ -210,6 +268,9 @@ std::string joined_names(std::span<const std::string_view> names) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A reader that closes standard output early (`| head -1`) must not kill rentsim before it
+    // has written its --out and --csv files: writes to the closed pipe fail instead (finish_stdout).
+    std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"rentsim: time-to-train and cost of training on rented GPU clusters"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("rentsim 0.1.0"));
@@ -261,12 +322,14 @@ int main(int argc, char** argv) {
     be_cmd->add_option("--plan", be.query.plan, "one committed plan (default: every one in the catalog)");
     be_cmd->add_option("--region", be.query.region, "catalog region (default: the first trusted row)");
     be_cmd->add_flag("--allow-flagged", be.query.allow_flagged, "use catalog rows flagged as doubtful");
-    be_cmd->add_option("--purchase-usd", be.purchase_usd, "self-owned: purchase price of one instance, USD");
-    be_cmd->add_option("--depreciation-years", be.depreciation_years, "self-owned: depreciation period (default 4)");
-    be_cmd->add_option("--power-kw", be.power_kw, "self-owned: power of one instance at load, kW");
-    be_cmd->add_option("--pue", be.pue, "self-owned: data-centre PUE (default 1.0)");
-    be_cmd->add_option("--usd-per-kwh", be.usd_per_kwh, "self-owned: electricity price");
-    be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year, "self-owned: operations per instance and year");
+    be_cmd->add_option("--purchase-usd", be.purchase_usd, "self-owned: purchase price of one instance, USD (> 0)");
+    be_cmd->add_option("--depreciation-years", be.depreciation_years,
+                       "self-owned: depreciation period, above 0 and at most 30 (default 4)");
+    be_cmd->add_option("--power-kw", be.power_kw, "self-owned: power of one instance at load, 0 to 1000 kW");
+    be_cmd->add_option("--pue", be.pue, "self-owned: data-centre PUE, 1 to 3 (default 1.0)");
+    be_cmd->add_option("--usd-per-kwh", be.usd_per_kwh, "self-owned: electricity price, 0 to 10 USD per kWh");
+    be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year,
+                       "self-owned: operations per instance and year, USD (>= 0)");
 
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
@@ -277,25 +340,45 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);
-        return code == 0 ? 0 : 2;
+        return finish_stdout(code == 0 ? 0 : 2);
     }
+    run.seed_given = run_cmd->count("--seed") > 0;
+    sweep.seed_given = sweep_cmd->count("--seed") > 0;
+    col.gpus_given = col_cmd->count("--gpus") > 0;
+    be.purchase_given = be_cmd->count("--purchase-usd") > 0;
+    for (const char* name : {"--depreciation-years", "--power-kw", "--pue", "--usd-per-kwh", "--ops-usd-per-year"})
+        if (be.owning_option.empty() && be_cmd->count(name) > 0) be.owning_option = name;
     try {
-        if (*run_cmd) return run_command(run);
-        if (*sweep_cmd) return run_command(sweep);
-        if (*list_cmd) return list_command(topic);
-        if (*cal_cmd) return calibrate_command(cal);
-        if (*col_cmd) return collective_command(col);
-        if (*val_cmd) return validate_command(val);
-        if (*be_cmd) return breakeven_command(be);
+        int status = 0;
+        if (*run_cmd) status = run_command(run);
+        else if (*sweep_cmd) status = run_command(sweep);
+        else if (*list_cmd) status = list_command(topic);
+        else if (*cal_cmd) status = calibrate_command(cal);
+        else if (*col_cmd) status = collective_command(col);
+        else if (*val_cmd) status = validate_command(val);
+        else if (*be_cmd) status = breakeven_command(be);
+        return finish_stdout(status);
+    } catch (const analysis::BudgetError& e) {
+        // Work beyond the simulator's budgets, refused before it ran.
+        std::cerr << "rentsim: " << e.what() << "\n";
+        return 2;
     } catch (const analysis::InputError& e) {
         std::cerr << "rentsim: " << e.what() << "\n";
         return 2;
     } catch (const std::invalid_argument& e) {
         std::cerr << "rentsim: " << e.what() << "\n";
         return 2;
+    } catch (const std::system_error& e) {
+        // fmt::print throws when it cannot write standard output (a closed pipe, a full disk);
+        // finish_stdout tells the two apart. Files were written before anything was printed.
+        if (e.code() == std::errc::broken_pipe || std::ferror(stdout) != 0)
+            return finish_stdout(0, e.code().value());
+        report_bug(e.what());
+        return 3;
     } catch (const std::exception& e) {
-        std::cerr << "rentsim: internal error: " << e.what() << "\n";
+        // std::invalid_argument, from the models included, is bad input (above); what reaches
+        // here is a broken promise inside rentsim.
+        report_bug(e.what());
         return 3;
     }
-    return 0;
 }

@@ -23,6 +23,8 @@ FieldValue value_of(const T& x) {
 template <auto... Members>
 FieldValue get(const Result& r) { return value_of((r .* ... .* Members)); }
 
+FieldValue bound_by(const Result& r) { return std::string(input_bound_registry().name_of(r.input.bound_by)); }
+
 // Null where the figure is 0 or less (0 stands for "none" or "not limiting").
 template <auto... Members>
 FieldValue positive(const Result& r) {
@@ -107,7 +109,7 @@ constexpr Field fields[] = {
     {"events", K::integer, "", last, P::always, get<&R::events>, "events the engine executed"},
     {"fingerprint", K::string, "", last, P::always, fingerprint_hex, "64-bit fold of every executed event, in hexadecimal: equal fingerprints, equal simulations"},
     {"staging_s", K::number, "s", both, P::fits, get<&R::staging_s>, "copying the dataset to local NVMe before training; included in `time_to_train_s` and billed"},
-    {"input.bound_by", K::string, "", both, P::fits, get<&R::input, &I::bound_by>, "what limits the input: `compute`, `cpu_workers`, `storage`, `ingress` or `h2d`"},
+    {"input.bound_by", K::string, "", both, P::fits, bound_by, "what limits the input: `compute`, `cpu_workers`, `storage`, `ingress` or `h2d`"},
     {"input.stall_fraction", K::number, "fraction", both, P::fits, get<&R::input, &I::stall_fraction>, "the GPU's wait for input over the training time"},
     {"input.input_bound_s", K::number, "s", both, P::fits, get<&R::input, &I::input_bound_s>, "the whole run's GPU wait for input"},
     {"input.workers_to_compute_bound", K::nullable_integer, "", both, P::fits, positive<&R::input, &I::workers_to_compute_bound>, "smallest `workers_per_gpu` that is compute-bound; null when none is"},

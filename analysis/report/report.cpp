@@ -33,7 +33,7 @@ std::string pct(double part, double whole) { return whole > 0 ? fmt::format("{:.
 
 bool eventful(const Result& r) {
     const auto& l = r.lifecycle;
-    return l.plan != "on-demand" || !l.provider.empty() || l.preemptions > 0 || l.failures > 0 || l.checkpoints > 0 ||
+    return l.plan_kind != price::PlanKind::on_demand || !l.provider.empty() || l.preemptions > 0 || l.failures > 0 || l.checkpoints > 0 ||
            l.resizes > 0 || l.storage_usd > 0 || l.egress_usd > 0 || r.replications > 0 || l.budget_alert_s >= 0 ||
            l.finished_fraction < 1 || l.deadline_met_fraction < 1;
 }
@@ -94,7 +94,7 @@ std::string single(const Result& r) {
                      r.mfu * 100, r.memory_per_gpu_gib, r.memory_available_gib);
     if (r.storage_pipeline) {
         if (r.staging_s > 0) o += fmt::format("  staging         {} copying the dataset to local NVMe (billed)\n", human_duration(r.staging_s));
-        o += fmt::format("  input           bound by {}; GPU waited {} ({:.1f}% of training)", r.input.bound_by,
+        o += fmt::format("  input           bound by {}; GPU waited {} ({:.1f}% of training)", input_bound_registry().name_of(r.input.bound_by),
                          human_duration(r.input.input_bound_s), 100 * r.input.stall_fraction);
         if (r.input.workers_to_compute_bound > 0)
             o += fmt::format("; compute-bound from {} worker{} per GPU", r.input.workers_to_compute_bound,

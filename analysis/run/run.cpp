@@ -104,11 +104,11 @@ void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timelin
     // when that capacity exceeds compute (in-order delivery and workers reading in step
     // can leave a link idle, which the capacities do not see but the simulation does).
     double best = regime_stall(tl, cold) < input_bound_threshold ? d.compute_samples_per_s : 1e300;
-    d.bound_by = "compute";
-    const std::pair<const char*, double> stages[] = {{"cpu_workers", d.workers_samples_per_s},
-                                                     {"storage", d.storage_samples_per_s},
-                                                     {"ingress", d.ingress_samples_per_s},
-                                                     {"h2d", d.h2d_samples_per_s}};
+    d.bound_by = InputBound::compute;
+    const std::pair<InputBound, double> stages[] = {{InputBound::cpu_workers, d.workers_samples_per_s},
+                                                    {InputBound::storage, d.storage_samples_per_s},
+                                                    {InputBound::ingress, d.ingress_samples_per_s},
+                                                    {InputBound::h2d, d.h2d_samples_per_s}};
     double shared_cap = in.cores ? in.cores / in.cpu_s : 1e300;
     for (const auto& [name, rate] : stages) {
         if (rate <= 0) continue;
@@ -116,7 +116,7 @@ void diagnose_input(const TrainingPlan& plan, const InputPlan& in, const Timelin
             best = rate;
             d.bound_by = name;
         }
-        if (std::string_view(name) != "cpu_workers") shared_cap = std::min(shared_cap, rate);
+        if (name != InputBound::cpu_workers) shared_cap = std::min(shared_cap, rate);
     }
     if (shared_cap < d.compute_samples_per_s) return;
     const int analytic = static_cast<int>(std::ceil(d.compute_samples_per_s * worker_s - 1e-9));
@@ -156,6 +156,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     const auto& lc = s.lifecycle;
     LifecycleResult& out = r.lifecycle;
     out.plan = pr.plan;
+    out.plan_kind = pr.kind;
     out.provider = pr.provider;
     out.instance = pr.instance;
     out.region = pr.region;
@@ -220,12 +221,61 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
 
 }  // namespace
 
+const Registry<InputBound>& input_bound_registry() {
+    static const Registry<InputBound> r{"input bound",
+                                        {{"compute", InputBound::compute, "the GPU: input arrives in time"},
+                                         {"cpu_workers", InputBound::cpu_workers, "loader workers and their CPU cores"},
+                                         {"storage", InputBound::storage, "the source's bandwidth or request slots"},
+                                         {"ingress", InputBound::ingress, "the node's network ingress"},
+                                         {"h2d", InputBound::h2d, "the host-to-device copy over PCIe"}}};
+    return r;
+}
+
 Result run_scenario(const Scenario& s, const RunOptions& options) {
     return run_scenario(s, cluster_network(s), options);
 }
 
+namespace {
+
+// Refuses a step plan whose run would outlast the simulated clock: every micro-step takes at
+// least a nanosecond, so this lower bound also keeps the trainer's step counts in range.
+void check_time_budget(const Scenario& s, const StepPlan& p) {
+    const TrainingPlan& t = p.training;
+    const double step_ns = static_cast<double>(t.micro_steps) * std::max<double>(1.0, static_cast<double>(t.micro_fwd_bwd)) +
+                           static_cast<double>(t.optimizer + t.pipeline_bubble + t.step_overhead);
+    const double years = static_cast<double>(t.iterations) * step_ns * 1e-9 / (365.25 * 86400);
+    if (years > max_simulated_years)
+        throw BudgetError(s.file, s.point,
+                          "training " + std::to_string(t.iterations) + " steps at " + std::to_string(p.gpus) +
+                              " GPUs takes at least " + std::to_string(static_cast<long long>(years)) +
+                              " years; rentsim simulates runs of up to " +
+                              std::to_string(static_cast<int>(max_simulated_years)) + " years: train fewer samples");
+}
+
+// Refuses a lifecycle whose interruptions (spot preemptions and GPU failures, up to the
+// give-up horizon) are more than one replication can simulate in reasonable time.
+void check_interruption_budget(const Scenario& s, const LifecyclePlan& l) {
+    double rate = 0;  // per second of the whole cluster, at its largest size
+    int gpus = 0;
+    for (const auto& ph : l.phases) gpus = std::max(gpus, ph.gpus);
+    if (l.preempt_mean_s > 0) rate += l.bill.instances(gpus) / l.preempt_mean_s;
+    if (l.gpu_mtbf_s > 0) rate += gpus / l.gpu_mtbf_s;
+    const double horizon_s = std::max(1.0, l.horizon_factor) * sim::to_seconds(l.work + l.provisioning + l.staging);
+    const double expected = rate * std::min(horizon_s, max_simulated_years * 365.25 * 86400);
+    if (expected > max_interruptions)
+        throw BudgetError(s.file, s.point,
+                          "the run would draw about " + std::to_string(static_cast<long long>(expected)) +
+                              " interruptions (preemptions and failures up to the give-up horizon); rentsim simulates up to " +
+                              std::to_string(static_cast<long long>(max_interruptions)) +
+                              ": raise the mean time between preemptions or failures");
+}
+
+}  // namespace
+
 Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options) {
     const JobPlan job = plan_job(s, network);
+    check_time_budget(s, job.step);
+    for (const auto& e : job.elastic) check_time_budget(s, e);
     const StepPlan& p = job.step;
     const auto& w = s.workload;
     const compute::GpuSpec& gpu = *s.cluster.gpu;
@@ -287,6 +337,7 @@ Result run_scenario(const Scenario& s, const net::Network& network, const RunOpt
         const double throughput = e.global_batch / iteration_s(simulate_training(e.training, seed));
         lifecycle.phases[i].speed = throughput / r.throughput_samples_per_s;
     }
+    check_interruption_budget(s, lifecycle);
     run_lifecycle(s, job, std::move(lifecycle), options, r);
     return r;
 }

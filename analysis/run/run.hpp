@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analysis/scenario/scenario.hpp"
 #include "models/network/network.hpp"
+#include "models/registry.hpp"
 
 namespace rentsim::analysis {
 
@@ -20,10 +22,14 @@ struct Breakdown {
     double pipeline_bubble_s = 0;  // per step: pipeline fill and drain (idle); the four sum to the step
 };
 
+// What limits the delivery of input: the GPU itself (compute-bound), or an input stage.
+enum class InputBound { compute, cpu_workers, storage, ingress, h2d };
+const Registry<InputBound>& input_bound_registry();
+
 // Diagnosis of the input pipeline. Capacities are analytic, per GPU, in samples/s, from
 // the bottleneck rates of each stage in the steady (last) regime; stalls are simulated.
 struct InputDiagnosis {
-    std::string bound_by = "compute";   // compute, cpu_workers, storage, ingress, h2d
+    InputBound bound_by = InputBound::compute;
     double stall_fraction = 0;          // GPU time waiting for input over the training time
     double input_bound_s = 0;           // total time the GPU waited for input
     int workers_to_compute_bound = 0;   // smallest workers_per_gpu that is compute-bound; 0: none is
@@ -49,6 +55,7 @@ struct Stats {
 // durations are means over replications.
 struct LifecycleResult {
     std::string plan, provider, instance, region, price_source;
+    price::PlanKind plan_kind = price::PlanKind::on_demand;
     double usd_per_gpu_hour = 0;     // resolved price (spot, reserved, ... per GPU-hour, in USD)
     int gpus_per_instance = 1;
     int instances = 0;               // most instances held at once
@@ -106,6 +113,19 @@ struct Result {
     std::uint64_t events = 0;
     std::uint64_t fingerprint = 0;
 };
+
+// Work a run would exceed the simulator's budgets with, refused before it is simulated
+// (the message states the estimate and the budget). `main` turns it into exit status 2.
+class BudgetError : public std::runtime_error {
+public:
+    BudgetError(std::string file, std::string point, const std::string& message)
+        : std::runtime_error(file + (point.empty() ? "" : " (" + point + ")") + ": " + message) {}
+};
+
+// Budgets: the simulated time of one run (the int64 ns clock spans 292 years) and the
+// interruptions one lifecycle replication may draw.
+inline constexpr double max_simulated_years = 100;
+inline constexpr double max_interruptions = 1e7;
 
 // How a scenario is run: replications of its random events, and the seed they derive from.
 struct RunOptions {

@@ -9,13 +9,32 @@
 namespace rentsim::analysis {
 
 namespace {
+// Accepted ranges of a calibration file's numbers: efficiencies are fractions of a peak;
+// conv_eff may exceed 1 slightly (Winograd and FFT kernels beat the implicit GEMM); the
+// overheads are those of a kernel launch and a training step's host work.
+constexpr NumberRange calibration_ranges_table[] = {
+    {"schema", 0, 1e9, ""},
+    {"matmul_eff.fp32", 0, 1, ""},
+    {"matmul_eff.tf32", 0, 1, ""},
+    {"matmul_eff.fp16", 0, 1, ""},
+    {"matmul_eff.bf16", 0, 1, ""},
+    {"matmul_eff.fp8", 0, 1, ""},
+    {"conv_eff", 1e-3, 4, ""},
+    {"k_fill", 0, 1e6, "elements"},
+    {"mem_eff", 1e-3, 1, ""},
+    {"kernel_overhead_us", 0, 1e4, "us"},
+    {"step_overhead_us", 0, 1e8, "us"},
+};
+
 // The "matmul_eff" key of the i-th Precision.
 std::string_view precision_key(std::size_t i) { return compute::to_string(static_cast<compute::Precision>(i)); }
 }  // namespace
 
+std::span<const NumberRange> calibration_number_ranges() { return calibration_ranges_table; }
+
 compute::Calibration parse_calibration(const std::string& text, const std::string& file) {
     const Json j = parse_json_text(text, file);
-    JsonSource src{file, {}};
+    JsonSource src{file, {}, calibration_ranges_table};
     Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "k_fill", "mem_eff", "kernel_overhead_us",
                                  "step_overhead_us", "fitted_from", "date", "fit"});
     if (o.at("schema").as_int() != 1) o.at("schema").fail("unsupported schema; this rentsim reads schema 1");

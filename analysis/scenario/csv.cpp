@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -25,8 +26,9 @@ std::optional<double> CsvRow::number(const std::string& col) const {
     double v = 0;
     const auto* end = s.data() + s.size();
     auto [p, ec] = std::from_chars(s.data(), end, v);
-    if (ec != std::errc() || p != end)
-        throw InputError(file, "line " + std::to_string(line), "column '" + col + "': expected a number, got '" + s + "'");
+    const std::string shown = s.size() > 64 ? s.substr(0, 64) + "..." : s;
+    if (ec != std::errc() || p != end || !std::isfinite(v))
+        throw InputError(file, "line " + std::to_string(line), "column '" + col + "': expected a finite number, got '" + shown + "'");
     return v;
 }
 
@@ -48,6 +50,11 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
             throw InputError(file, "line " + std::to_string(records[r].line),
                              "expected " + std::to_string(t.header.size()) + " fields as in the header, got " +
                                  std::to_string(records[r].fields.size()));
+        for (const auto& cell : records[r].fields)
+            if (cell.size() > max_csv_cell)
+                throw InputError(file, "line " + std::to_string(records[r].line),
+                                 "a cell of " + std::to_string(cell.size()) + " characters; at most " +
+                                     std::to_string(max_csv_cell) + " are read");
         CsvRow row;
         row.line = static_cast<int>(records[r].line);
         row.file = file;

@@ -24,6 +24,9 @@ struct CsvTable {
     bool has_column(const std::string& c) const;
 };
 
+// The longest cell read: notes and sources fit; longer cells are refused with their line.
+inline constexpr std::size_t max_csv_cell = 4096;
+
 CsvTable read_csv(const std::string& path);
 CsvTable parse_csv(const std::string& text, const std::string& file);
 

@@ -2,14 +2,17 @@
 // was expected. `main` turns them into exit status 2; nothing else catches them.
 #pragma once
 
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace rentsim::analysis {
 
 class InputError : public std::runtime_error {
 public:
-    // `where` is a JSON pointer ("/cluster/gpus"), "line N, column M", or empty.
+    // `file` is a path, a command-line option ("--gpus") or empty; `where` is a JSON pointer
+    // ("/cluster/gpus"), "line N, column M", or empty.
     InputError(std::string file, std::string where, std::string message)
         : std::runtime_error(format(file, where, message)),
           file_(std::move(file)), where_(std::move(where)), message_(std::move(message)) {}
@@ -19,10 +22,12 @@ public:
     const std::string& message() const { return message_; }
 
 private:
+    // "file: where: message", leaving out the empty parts and their separators.
     static std::string format(const std::string& f, const std::string& w, const std::string& m) {
-        std::string s = f;
-        if (!w.empty()) s += ": " + w;
-        return s + ": " + m;
+        std::string s;
+        for (const std::string* part : {&f, &w})
+            if (!part->empty()) s += *part + ": ";
+        return s + m;
     }
     std::string file_, where_, message_;
 };

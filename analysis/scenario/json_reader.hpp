@@ -15,23 +15,35 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/scenario/input_error.hpp"
+#include "analysis/scenario/ranges.hpp"
 #include "models/registry.hpp"
 
 namespace rentsim::analysis {
 
 using Json = nlohmann::ordered_json;
 
-// Parses text; malformed JSON raises InputError with "line L, column C".
+// Parses text; malformed JSON, nesting deeper than max_json_depth, numbers beyond a double
+// and duplicate keys raise InputError with "line L, column C".
 Json parse_json_text(const std::string& text, const std::string& file);
 // Reads and parses a file; an unreadable file raises InputError.
 Json read_json_file(const std::string& path);
 
-// Where a value came from: its file and pointer, and a table that maps pointers of values
-// substituted from a `sweep` block back to where the user wrote them.
+// The deepest nesting of arrays and objects a JSON input may have; deeper input is refused
+// before it is parsed (the parser and the value tree recurse once per level).
+inline constexpr int max_json_depth = 64;
+// The longest input message: a quoted value is cut to keep messages readable.
+inline constexpr std::size_t max_quoted_value = 64;
+
+// Where a value came from: its file and pointer, a table that maps pointers of values
+// substituted from a `sweep` block back to where the user wrote them, and the ranges of the
+// file's numeric keys (when set, every number read must have one).
 struct JsonSource {
     std::string file;
     std::map<std::string, std::string> remap;
+    std::span<const NumberRange> ranges;
     std::string locate(const std::string& pointer) const;
+    // The range of the number at `pointer`; nullptr when the source has no ranges.
+    const NumberRange* range_of(const std::string& pointer) const;
 };
 
 class Value {
@@ -63,7 +75,8 @@ public:
     bool is_string() const { return j_->is_string(); }
 
 private:
-    std::string describe() const;  // "-8", "\"x\"", "an object"
+    std::string describe() const;  // "-8", "\"x\"", "an object"; long values are cut
+    double in_range(double d) const;  // checks the source's range for this key
     const Json* j_;
     std::string ptr_;
     const JsonSource* src_;

@@ -76,15 +76,111 @@ std::string_view instance_topology(std::string_view provider, std::string_view i
 
 std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
+// The accepted range of every numeric key (README, "Accepted ranges"). Bounds come from
+// physics and from what the simulator represents: the int64 nanosecond clock spans 292
+// years, GPU counts and loader workers are simulated as objects in memory, and rates and
+// sizes beyond any real system are typing mistakes, not plans.
+constexpr NumberRange scenario_ranges_table[] = {
+    {"schema", 0, 1e9, ""},
+    {"seed", 0, 9.2e18, ""},
+    // Model shape: beyond the largest published dense models by an order of magnitude.
+    {"workload.layers", 1, 4096, "layers"},
+    {"workload.hidden", 1, 262144, ""},
+    {"workload.heads", 1, 4096, "heads"},
+    {"workload.vocab", 1, 16777216, "tokens"},
+    {"workload.ffn_hidden", 1, 1048576, ""},
+    {"workload.kv_heads", 1, 4096, "heads"},
+    {"workload.seq_len", 1, 4194304, "tokens"},
+    // Batch: a global batch beyond 2^24 samples has no published training recipe.
+    {"workload.batch_per_gpu", 1, 1048576, "samples"},
+    {"workload.global_batch", 1, 16777216, "samples"},
+    {"workload.micro_batch", 1, 1048576, "samples"},
+    {"workload.bucket_mb", 1e-3, 1048576, "MiB"},
+    // Amount of training: 1e15 samples or 1e17 tokens (50x the largest published runs).
+    {"workload.dataset_samples", 1, 1e13, "samples"},
+    {"workload.epochs", 1e-6, 1e5, "epochs"},
+    {"workload.samples", 1, 1e15, "samples"},
+    {"workload.tokens", 1, 1e17, "tokens"},
+    {"workload.parallelism.tp", 1, 1024, ""},
+    {"workload.parallelism.pp", 1, 1024, ""},
+    {"workload.parallelism.dp", 1, 65536, ""},
+    {"workload.parallelism.zero", 0, 1e9, ""},  // 0..3, with its own message
+    {"workload.parallelism.virtual_stages", 1, 128, ""},
+    // Cluster: 65,536 GPUs (the largest published training clusters hold about 100,000).
+    {"cluster.gpus", 1, 65536, "GPUs"},
+    {"cluster.nodes", 1, 8192, "nodes"},
+    {"cluster.gpus_per_node", 1, 16, "GPUs"},
+    {"cluster.inter_node.gbps_per_gpu", 1e-3, 1e5, "Gb/s"},
+    {"cluster.inter_node.latency_us", 0, 1e6, "us"},
+    {"cluster.oversubscription", 1, 64, ""},
+    {"cluster.nodes_per_leaf", 1, 8192, "nodes"},
+    // Input pipeline.
+    {"data.workers_per_gpu", 1, 256, "workers"},
+    {"data.samples_per_s_per_worker", 1e-3, 1e7, "samples/s"},
+    {"data.prefetch_factor", 1, 64, "batches"},
+    {"data.sample_bytes", 1, 1e10, "bytes"},
+    {"data.dataset_bytes", 1, 1e17, "bytes"},
+    {"data.host_ram_gib", 1e-3, 1e5, "GiB"},
+    {"data.vcpus", 1, 4096, "threads"},
+    {"data.ingress_gbps", 1e-3, 1e5, "Gb/s"},
+    {"data.source.gbps", 1e-3, 1e5, "Gb/s"},
+    {"data.source.latency_ms", 0, 1e5, "ms"},
+    {"data.source.max_concurrency", 1, 1000000, "requests"},
+    {"data.source.request_bytes", 1, 1e12, "bytes"},
+    // Prices: beyond any catalog by two orders of magnitude.
+    {"pricing.usd_per_gpu_hour", 0, 1e4, "USD"},
+    {"pricing.usd_per_instance_hour", 0, 1e5, "USD"},
+    {"pricing.price_per_gpu_hour", 0, 1e9, ""},
+    {"pricing.usd_per_unit", 1e-9, 1e6, "USD"},
+    {"pricing.gpus_per_instance", 1, 72, "GPUs"},
+    {"pricing.billing_increment_s", 1e-3, 31536000, "s"},
+    {"pricing.minimum_billed_s", 0, 31536000, "s"},
+    {"pricing.storage_usd_per_gb_month", 0, 100, "USD"},
+    {"pricing.dataset_gb", 0, 1e9, "GB"},
+    {"pricing.egress_gb", 0, 1e9, "GB"},
+    {"pricing.egress_usd_per_gb", 0, 100, "USD"},
+    {"pricing.ownership.purchase_usd", 0, 1e9, "USD"},
+    {"pricing.ownership.depreciation_years", 0.1, 30, "years"},
+    {"pricing.ownership.power_kw", 0, 1000, "kW"},
+    {"pricing.ownership.pue", 1, 3, ""},
+    {"pricing.ownership.usd_per_kwh", 0, 10, "USD"},
+    {"pricing.ownership.operations_usd_per_year", 0, 1e9, "USD"},
+    // Lifecycle: times up to a year; rates of interruption the event loop can afford (a
+    // GPU failing more often than hourly is a broken machine, not a plan).
+    {"lifecycle.provisioning_s", 0, 31536000, "s"},
+    {"lifecycle.staging_s", 0, 31536000, "s"},
+    {"lifecycle.resize_s", 0, 31536000, "s"},
+    {"lifecycle.restart.boot_s", 0, 31536000, "s"},
+    {"lifecycle.restart.container_s", 0, 31536000, "s"},
+    {"lifecycle.restart.nccl_init_s", 0, 31536000, "s"},
+    {"lifecycle.checkpoint.interval_s", 1, 31536000, "s"},
+    {"lifecycle.checkpoint.write_gb_per_s", 1e-3, 1e5, "GB/s"},
+    {"lifecycle.checkpoint.read_gb_per_s", 1e-3, 1e5, "GB/s"},
+    {"lifecycle.checkpoint.size_gb", 1e-6, 1e7, "GB"},
+    {"lifecycle.checkpoint.kept", 1, 1000, "copies"},
+    {"lifecycle.spot.mean_time_between_preemptions_h", 0.01, 1e6, "h"},
+    {"lifecycle.spot.notice_s", 0, 86400, "s"},
+    {"lifecycle.spot.capacity_wait_s", 0, 31536000, "s"},
+    {"lifecycle.failures.gpu_mtbf_h", 1, 1e8, "h"},
+    {"lifecycle.budget_usd", 1e-2, 1e12, "USD"},
+    {"lifecycle.budget_alert_fraction", 0, 1, ""},
+    {"lifecycle.deadline_h", 1e-3, 1e6, "h"},
+    {"elastic.schedule.from_h", 0, 1e6, "h"},
+    {"elastic.schedule.gpus", 1, 65536, "GPUs"},
+    {"elastic.repeat_h", 1e-3, 1e6, "h"},
+};
+
+// A sweep expands into this many points at most: each is a resolved scenario in memory.
+constexpr int max_sweep_points = 100000;
+// An elastic schedule has at most this many steps, each planned at its own GPU count.
+constexpr std::size_t max_elastic_steps = 1000;
+
 // A number as JSON writes it, for messages: 2.4655, 8.0.
 std::string json_number(double x) { return Json(x).dump(); }
 std::string str(int x) { return std::to_string(x); }
 
-int to_int(const Value& v, std::int64_t x) {
-    if (x > 1'000'000'000) v.fail("expected an integer up to 1000000000, got " + std::to_string(x));
-    return static_cast<int>(x);
-}
-int positive_int(const Value& v) { return to_int(v, v.as_positive_int()); }
+// Every integer key's range fits an int (scenario_ranges).
+int positive_int(const Value& v) { return static_cast<int>(v.as_positive_int()); }
 
 // A value at `pointer` of the scenario (null when absent), for checks that span sections.
 Value at_pointer(const Json& root, const std::string& pointer, const JsonSource& src) {
@@ -313,6 +409,7 @@ ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>&
     if (o.has("nodes") && o.has("gpus")) o.at("nodes").fail("give either 'gpus' or 'nodes', not both");
     if (auto x = o.get("nodes")) {
         c.gpus = positive_int(*x) * c.gpus_per_node;
+        if (c.gpus > 65536) x->fail("expected at most 65536 GPUs in all, got " + str(c.gpus) + " (" + str(c.gpus_per_node) + " per node)");
     } else if (auto y = o.get("gpus")) {
         c.gpus = positive_int(*y);
     } else {
@@ -621,6 +718,8 @@ ElasticSpec parse_elastic(const Value& v) {
     ElasticSpec e;
     const auto steps = o.at("schedule").as_array();
     if (steps.empty()) o.at("schedule").fail("expected at least one {\"from_h\", \"gpus\"} step");
+    if (steps.size() > max_elastic_steps)
+        o.at("schedule").fail("expected at most " + std::to_string(max_elastic_steps) + " steps, got " + std::to_string(steps.size()));
     for (std::size_t i = 0; i < steps.size(); ++i) {
         Object st(steps[i], {"from_h", "gpus"});
         ElasticStep s{st.at("from_h").as_nonnegative_number(), positive_int(st.at("gpus"))};
@@ -808,9 +907,22 @@ std::string set_dotted(Json& j, const std::string& dotted, const Json& value) {
 
 }  // namespace
 
+std::span<const NumberRange> scenario_number_ranges() { return scenario_ranges_table; }
+
+std::string ranges_markdown(std::span<const NumberRange> ranges) {
+    const auto number = [](double x) {
+        if (x == std::floor(x) && std::abs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+        return Json(x).dump();
+    };
+    std::string md = "| key | from | to | unit |\n|---|---|---|---|\n";
+    for (const auto& r : ranges)
+        md += "| `" + std::string(r.key) + "` | " + number(r.lo) + " | " + number(r.hi) + " | " + std::string(r.unit) + " |\n";
+    return md;
+}
+
 ScenarioSet parse_scenarios(const std::string& text, const std::string& file, const Overrides& overrides) {
     const Json root = parse_json_text(text, file);
-    JsonSource src{file, {}};
+    JsonSource src{file, {}, scenario_ranges_table};
     if (!root.is_object()) Value(root, "", src).fail("expected a scenario object, got " + std::string(root.is_array() ? "an array" : root.dump()));
 
     const auto apply_overrides = [&](Json& j, JsonSource& at) {
@@ -820,7 +932,7 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
     ScenarioSet set;
     if (!root.contains("sweep")) {
         Json j = root;
-        JsonSource point_src{file, {}};
+        JsonSource point_src{file, {}, scenario_ranges_table};
         apply_overrides(j, point_src);
         set.points.push_back(parse_one(j, point_src));
         return set;
@@ -834,6 +946,7 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
         if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
             v.fail("expected a dotted key such as \"cluster.gpus\", got \"" + key + "\"");
         if (key.starts_with("sweep") || key == "schema") v.fail("'" + key + "' cannot be swept");
+        if (key.size() > 200) v.fail("expected a dotted key of at most 200 characters");
         auto list = v.as_array();
         if (list.empty()) v.fail("expected a non-empty array of values");
         axes.emplace_back(key, std::move(list));
@@ -841,12 +954,19 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
         for (const auto& x : axes.back().second) axis.labels.push_back(x.json().is_string() ? x.json().get<std::string>() : x.json().dump());
         set.axes.push_back(std::move(axis));
     }
-    // Cartesian product, first axis slowest, in file order.
+    double points = 1;
+    for (const auto& axis : axes) points *= static_cast<double>(axis.second.size());
+    if (points > max_sweep_points)
+        sweep.fail("expected at most " + std::to_string(max_sweep_points) + " points, got " + json_number(points) +
+                   " (the product of the value counts)");
+    // Cartesian product, first axis slowest, in file order. Each point copies the scenario
+    // without its sweep block, so that expansion is linear in the points.
+    Json base = root;
+    base.erase("sweep");
     std::vector<std::size_t> idx(axes.size(), 0);
     while (true) {
-        Json j = root;
-        j.erase("sweep");
-        JsonSource point_src{file, {}};
+        Json j = base;
+        JsonSource point_src{file, {}, scenario_ranges_table};
         std::string label;
         for (std::size_t a = 0; a < axes.size(); ++a) {
             const auto& [key, list] = axes[a];
@@ -880,7 +1000,7 @@ Scenario compile_scenario(const ScenarioDraft& draft) {
     Json j = Json::object();
     for (const auto& [key, value] : draft.keys)
         std::visit([&](const auto& x) { set_dotted(j, key, Json(x)); }, value);
-    const JsonSource src{draft.file, {}};
+    const JsonSource src{draft.file, {}, scenario_ranges_table};
     return parse_one(j, src);
 }
 

@@ -36,7 +36,10 @@ public:
         schedule_resize(0);
         if (p_.trace && p_.trace->removals() > 0) start_trace();
         schedule_budget();
-        const double horizon = std::max(1.0, p_.horizon_factor) * static_cast<double>(p_.work + p_.provisioning + p_.staging);
+        // The give-up horizon, within the clock's span so that a run that cannot finish
+        // always ends.
+        const double horizon = std::min(4e18, std::max(1.0, p_.horizon_factor) *
+                                                  static_cast<double>(p_.work + p_.provisioning + p_.staging));
         if (horizon < 9e18)
             eng_.schedule_at(static_cast<sim::Time>(horizon) + 1, [this] {
                 leave_current_state();

@@ -34,14 +34,23 @@ struct BreakevenRow {
 struct Breakeven {
     price::CatalogRow on_demand;      // the row every plan is compared with
     std::vector<BreakevenRow> rows;   // catalog order, then self-owned
+    std::string note;                 // what the self-owned row leaves out (electricity,
+                                      // operations); empty when it counts both or is absent
 };
+
+// Accepted figures of owning, each finite: purchase_usd > 0, 0 < depreciation_years <= 30,
+// 0 <= power_kw <= 1000, 1 <= pue <= 3, 0 <= usd_per_kwh <= 10, operations_usd_per_year >= 0.
+// Throws InputError naming the option of the figure at fault (--purchase-usd, ...).
+void check_ownership(const price::Ownership& ownership);
 
 // Spot and preemptible plans are not commitments and get no row. Throws InputError naming
 // the `rentsim breakeven` option at fault (--provider, --instance, --plan) for an unknown
-// name, a missing on-demand price, or a flagged one without allow_flagged.
+// name, a missing on-demand price, or a flagged one without allow_flagged, and as
+// check_ownership for the figures of owning.
 Breakeven breakeven(const BreakevenQuery& query,
                     std::span<const price::CatalogRow> catalog = price::shipped_catalog());
-// The on-demand line, then one line per row: plan, $/h, $/month fixed, break-even h/month.
+// The on-demand line, then one line per row: plan, $/h, $/month fixed, break-even h/month;
+// then the note, when there is one.
 std::string format_breakeven(const Breakeven& b);
 
 }  // namespace rentsim::analysis

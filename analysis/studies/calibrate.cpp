@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <limits>
-#include <regex>
+#include <charconv>
+
+#include <fmt/format.h>
+#include <string_view>
 
 #include <Eigen/Dense>
 
@@ -72,18 +75,15 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
     if (spec.peak_tflops[1] == spec.peak_tflops[0]) c.matmul_eff[1] = c.matmul_eff[0];
     c.gpu = row.gpu;
     const compute::GpuModel gpu(spec, c);
-    if (row.kind == "gemm") return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
-    if (row.kind == "copy" || row.kind == "elementwise") return gpu.stream_time(units::Bytes{row.bytes}).value;
-    if (row.kind == "launch") return c.kernel_overhead_s;
-    // step: seconds per sample, the optimizer amortised over the accumulated micro-batches.
-    work::Workload w;
-    if (row.model == "resnet50") w = work::resnet50();
-    else if (row.model == "bert-large" || row.model == "bert-base") {
-        const std::string_view size = row.model == "bert-base" ? "base" : "large";
-        w = row.squad ? work::bert_squad(size, row.seq_len) : work::bert(size, row.seq_len);
-    } else {
-        w = work::gpt(work::GptShape{row.layers, row.hidden, row.heads, row.seq_len, row.vocab, 0, 0, false}, "gpt");
+    switch (row.kind) {
+        case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
+        case RowKind::copy:
+        case RowKind::elementwise: return gpu.stream_time(units::Bytes{row.bytes}).value;
+        case RowKind::launch: return c.kernel_overhead_s;
+        case RowKind::step: break;
     }
+    // step: seconds per sample, the optimizer amortised over the accumulated micro-batches.
+    const work::Workload& w = *row.model;
     compute::StepConfig cfg;
     cfg.micro_batch = row.micro_batch;
     cfg.precision = row.precision;
@@ -92,21 +92,51 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
     return per_step / (row.accumulation * row.micro_batch);
 }
 
-bool parse_gemm_shape(const std::string& notes, double& m, double& n, double& k) {
-    static const std::regex mnk(R"(MxNxK=(\d+)x(\d+)x(\d+))");
-    static const std::regex square(R"(m=n=k=(\d+))");
-    std::smatch s;
-    if (std::regex_search(notes, s, mnk)) {
-        m = std::stod(s[1]);
-        n = std::stod(s[2]);
-        k = std::stod(s[3]);
-        return true;
+// A whole number of at most 9 digits at `text[at]`; advances `at` past it. GEMM dimensions
+// beyond that are not shapes a row describes.
+bool read_dim(std::string_view text, std::size_t& at, double& out) {
+    std::size_t end = at;
+    while (end < text.size() && end - at < 10 && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == at || end - at > 9 || (end < text.size() && text[end] >= '0' && text[end] <= '9')) return false;
+    long long v = 0;
+    std::from_chars(text.data() + at, text.data() + end, v);
+    out = static_cast<double>(v);
+    at = end;
+    return true;
+}
+
+// "MxNxK=4096x4096x8192" or "m=n=k=8192" in a row's notes; a plain scan (no regex, which
+// recurses per character on long cells).
+bool parse_gemm_shape(std::string_view notes, double& m, double& n, double& k) {
+    if (auto at = notes.find("MxNxK="); at != std::string_view::npos) {
+        at += 6;
+        if (read_dim(notes, at, m) && at < notes.size() && notes[at] == 'x' && read_dim(notes, ++at, n) &&
+            at < notes.size() && notes[at] == 'x' && read_dim(notes, ++at, k))
+            return true;
     }
-    if (std::regex_search(notes, s, square)) {
-        m = n = k = std::stod(s[1]);
-        return true;
+    if (auto at = notes.find("m=n=k="); at != std::string_view::npos) {
+        at += 6;
+        if (read_dim(notes, at, m)) {
+            n = k = m;
+            return true;
+        }
     }
     return false;
+}
+
+// A number the row must hold, within [lo, hi]: a missing or out-of-range cell is an input
+// error naming the file, the line and the column.
+double need(const CsvRow& r, const std::string& col, double lo, double hi) {
+    const auto v = r.number(col);
+    if (!v) throw InputError(r.file, "line " + std::to_string(r.line), "column '" + col + "': expected a number, got an empty cell");
+    if (!(*v >= lo && *v <= hi))
+        throw InputError(r.file, "line " + std::to_string(r.line),
+                         "column '" + col + "': expected a number from " + fmt::format("{:g}", lo) + " to " +
+                             fmt::format("{:g}", hi) + ", got " + fmt::format("{:g}", *v));
+    return *v;
+}
+double optional_cell(const CsvRow& r, const std::string& col, double lo, double hi, double fallback) {
+    return r.number(col) ? need(r, col, lo, hi) : fallback;
 }
 
 void read_published(const CsvTable& t, const std::string& family, std::vector<CalibrationRow>& rows,
@@ -124,22 +154,25 @@ void read_published(const CsvTable& t, const std::string& family, std::vector<Ca
         if (cat == "gemm_efficiency") {
             if (!prec) { skipped.push_back(id + ": no precision"); continue; }
             if (!parse_gemm_shape(r.at("notes"), row.m, row.n, row.k)) { skipped.push_back(id + ": GEMM shape not stated"); continue; }
-            row.kind = "gemm";
+            row.kind = RowKind::gemm;
             row.precision = *prec;
-            row.measured_s = 2.0 * row.m * row.n * row.k / (*r.number("value") * 1e12);
+            row.measured_s = 2.0 * row.m * row.n * row.k / (need(r, "value", 1e-6, 1e6) * 1e12);
         } else if (cat == "dle_throughput") {
             const std::string& model = r.at("model");
             if (model != "resnet50" && model != "bert-large") { skipped.push_back(id + ": model '" + model + "' is not in the zoo"); continue; }
-            if (*r.number("gpus") != 1) { skipped.push_back(id + ": multi-GPU row (needs the network model)"); continue; }
+            if (need(r, "gpus", 1, 65536) != 1) { skipped.push_back(id + ": multi-GPU row (needs the network model)"); continue; }
             if (!prec) { skipped.push_back(id + ": no precision"); continue; }
-            row.kind = "step";
-            row.model = model;
+            row.kind = RowKind::step;
             row.precision = *prec;
-            row.micro_batch = static_cast<int>(*r.number("batch_per_gpu"));
-            row.seq_len = static_cast<int>(r.number("seq_len").value_or(0));
-            row.squad = row.seq_len == 384;
-            if (auto g = r.number("global_batch")) row.accumulation = std::max(1, static_cast<int>(std::lround(*g / row.micro_batch)));
-            row.measured_s = 1.0 / *r.number("value");
+            row.micro_batch = static_cast<int>(need(r, "batch_per_gpu", 1, 1048576));
+            const int seq_len = static_cast<int>(optional_cell(r, "seq_len", 1, 512, 0));
+            if (model == "bert-large" && seq_len == 0) { skipped.push_back(id + ": BERT row without a sequence length"); continue; }
+            row.model = std::make_shared<const work::Workload>(
+                model == "resnet50" ? work::resnet50()
+                : seq_len == 384    ? work::bert_squad("large", seq_len)
+                                    : work::bert("large", seq_len));
+            if (r.number("global_batch")) row.accumulation = std::max(1, static_cast<int>(std::lround(need(r, "global_batch", 1, 16777216) / row.micro_batch)));
+            row.measured_s = 1.0 / need(r, "value", 1e-6, 1e9);
         } else {
             continue;  // spec sheets, collectives and decode rates calibrate other models
         }
@@ -156,40 +189,58 @@ void read_script(const CsvTable& t, const std::string& family, std::vector<Calib
         CalibrationRow row;
         row.id = id;
         row.gpu = gpu;
-        row.kind = r.at("kind");
-        if (auto p = compute::parse_precision(r.at("precision"))) row.precision = *p;
-        if (row.kind == "gemm") {
-            row.m = *r.number("m");
-            row.n = *r.number("n");
-            row.k = *r.number("k");
-            row.batch = r.number("batch").value_or(1);
-            row.measured_s = *r.number("time_s");
-        } else if (row.kind == "copy" || row.kind == "elementwise") {
-            row.bytes = *r.number("bytes");
-            row.measured_s = *r.number("time_s");
-        } else if (row.kind == "launch") {
-            if (r.at("name") != "launch_event") continue;  // host wall time is not GPU time
-            row.measured_s = *r.number("time_s");
-        } else if (row.kind == "step") {
-            const std::string& name = r.at("name");
-            row.micro_batch = static_cast<int>(*r.number("batch"));
-            row.seq_len = static_cast<int>(r.number("seq_len").value_or(0));
-            if (name == "resnet50") row.model = "resnet50";
-            else if (name == "bert-large") row.model = "bert-large";
-            else if (name == "gpt-1.3b") {
-                row.model = "gpt";
-                row.layers = 24; row.hidden = 2048; row.heads = 16; row.vocab = 50257;
-            } else { skipped.push_back(id + ": step '" + name + "' is not in the zoo"); continue; }
-            row.measured_s = 1.0 / *r.number("samples_per_s");
-        } else {
-            skipped.push_back(id + ": kind '" + row.kind + "' is a check, not fitted");
+        const RowKind* kind = row_kind_registry().find(r.at("kind"));
+        if (!kind) {
+            skipped.push_back(id + ": kind '" + r.at("kind").substr(0, 32) + "' is a check, not fitted");
             continue;
+        }
+        row.kind = *kind;
+        if (auto p = compute::parse_precision(r.at("precision"))) row.precision = *p;
+        if (row.kind == RowKind::gemm) {
+            row.m = need(r, "m", 1, 1e7);
+            row.n = need(r, "n", 1, 1e7);
+            row.k = need(r, "k", 1, 1e7);
+            row.batch = optional_cell(r, "batch", 1, 1e6, 1);
+            row.measured_s = need(r, "time_s", 1e-9, 1e6);
+        } else if (row.kind == RowKind::copy || row.kind == RowKind::elementwise) {
+            row.bytes = need(r, "bytes", 1, 1e13);
+            row.measured_s = need(r, "time_s", 1e-9, 1e6);
+        } else if (row.kind == RowKind::launch) {
+            if (r.at("name") != "launch_event") continue;  // host wall time is not GPU time
+            row.measured_s = need(r, "time_s", 1e-9, 1e6);
+        } else {
+            const std::string& name = r.at("name");
+            row.micro_batch = static_cast<int>(need(r, "batch", 1, 1048576));
+            const int seq_len = static_cast<int>(optional_cell(r, "seq_len", 1, 4194304, 0));
+            if (name == "resnet50") {
+                row.model = std::make_shared<const work::Workload>(work::resnet50());
+            } else if (name == "bert-large" && seq_len > 0 && seq_len <= 512) {
+                row.model = std::make_shared<const work::Workload>(seq_len == 384 ? work::bert_squad("large", seq_len)
+                                                                                  : work::bert("large", seq_len));
+            } else if (name == "gpt-1.3b" && seq_len > 0) {
+                row.model = std::make_shared<const work::Workload>(
+                    work::gpt(work::GptShape{24, 2048, 16, seq_len, 50257, 0, 0, false}, "gpt"));
+            } else {
+                skipped.push_back(id + ": step '" + name.substr(0, 32) + "' is not in the zoo");
+                continue;
+            }
+            row.measured_s = 1.0 / need(r, "samples_per_s", 1e-6, 1e9);
         }
         rows.push_back(row);
     }
 }
 
 }  // namespace
+
+const Registry<RowKind>& row_kind_registry() {
+    static const Registry<RowKind> r{"calibration row kind",
+                                     {{"gemm", RowKind::gemm, "one GEMM's time"},
+                                      {"copy", RowKind::copy, "a device-to-device copy"},
+                                      {"elementwise", RowKind::elementwise, "a streaming elementwise kernel"},
+                                      {"launch", RowKind::launch, "an empty kernel's GPU time"},
+                                      {"step", RowKind::step, "seconds per sample of a training step"}}};
+    return r;
+}
 
 std::string gpu_family(const std::string& gpu) {
     if (gpu.starts_with("v100")) return "v100";

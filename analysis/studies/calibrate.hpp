@@ -8,24 +8,29 @@
 // weak priors so that a parameter no row constrains stays at its documented prior.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "models/compute/gpu_model.hpp"
+#include "models/registry.hpp"
+#include "models/workloads/workload.hpp"
 
 namespace rentsim::analysis {
+
+// What a calibration row measured.
+enum class RowKind { gemm, copy, elementwise, launch, step };
+const Registry<RowKind>& row_kind_registry();
 
 struct CalibrationRow {
     std::string id;             // row id, or file:line
     std::string gpu;
-    std::string kind;           // gemm, copy, elementwise, launch, step
+    RowKind kind = RowKind::gemm;
     compute::Precision precision = compute::Precision::fp32;
     double m = 0, n = 0, k = 0, batch = 1;   // gemm
     double bytes = 0;                        // copy, elementwise
-    std::string model;                       // step: resnet50, bert-large, bert-base, gpt
-    int seq_len = 0, micro_batch = 0, accumulation = 1;
-    int layers = 0, hidden = 0, heads = 0, vocab = 0;
-    bool squad = false;
+    std::shared_ptr<const work::Workload> model;  // step: the model measured
+    int micro_batch = 0, accumulation = 1;
     double measured_s = 0;      // seconds per GEMM / copy / kernel, or per sample for steps
 };
 

@@ -26,6 +26,38 @@ std::string lower(std::string_view s) {
 }
 
 constexpr std::string_view kForms = "expected a number of bytes with an optional unit, e.g. 8, 1K, 64MiB, 1GiB, 1GB";
+constexpr std::string_view kMaxSizeText = "1 PiB (1125899906842624 bytes)";
+
+// The size after `b` in a range: b x factor rounded down, and at least one byte more, so that a
+// factor close to 1 still moves on (1:8:1.5 is 1, 2, 3, 4, 6).
+double next_size(double b, double factor) { return std::max(std::floor(b * factor), b + 1.0); }
+
+// Sizes in the range, counting no further than `limit` + 1.
+std::size_t count_sizes(const SizeRange& r, std::size_t limit) {
+    std::size_t n = 0;
+    for (double b = r.min.value; b <= r.max.value && n <= limit; b = next_size(b, r.factor)) ++n;
+    return n;
+}
+
+// What parse_size_range promises about a range; the message names `text`.
+void check_range(const SizeRange& r, std::string_view text) {
+    for (const units::Bytes b : {r.min, r.max})
+        if (!(b.value >= kMinSizeBytes && b.value <= kMaxSizeBytes))
+            throw std::invalid_argument(fmt::format("size range '{}': sizes must be from 1 byte to {}", text, kMaxSizeText));
+    if (r.min > r.max) throw std::invalid_argument(fmt::format("size range '{}' starts above its end", text));
+    if (!(r.factor > 1.0) || !std::isfinite(r.factor))
+        throw std::invalid_argument(
+            fmt::format("size range '{}': factor must be a finite number above 1, got {}", text, r.factor));
+    // Counting stops early for ranges far too long (1:1PiB:1.0000001 holds about 2e8 sizes).
+    constexpr std::size_t kCountLimit = 1000000;
+    const std::size_t n = count_sizes(r, kCountLimit);
+    if (n > kMaxSizes)
+        throw std::invalid_argument(fmt::format("size range '{}' holds {} sizes; at most {}: use a larger factor or a "
+                                                "narrower range",
+                                                text, n > kCountLimit ? fmt::format("more than {}", kCountLimit)
+                                                                      : std::to_string(n),
+                                                kMaxSizes));
+}
 
 }  // namespace
 
@@ -37,6 +69,13 @@ units::Bytes parse_size(std::string_view text) {
     if (digits == 0) throw std::invalid_argument(fmt::format("size '{}': {}", s, kForms));
     double number = 0.0;
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + digits, number);
+    if (ec == std::errc::result_out_of_range && ptr == s.data() + digits) {
+        // Too many digits for a double: far above the maximum, or (0.000...1) far below 1 byte.
+        const std::string_view n = s.substr(0, digits);
+        if (n.find_first_of("123456789") < n.find('.'))
+            throw std::invalid_argument(fmt::format("size '{}' is above the maximum of {}", s, kMaxSizeText));
+        throw std::invalid_argument(fmt::format("size '{}': expected a size of at least 1 byte", s));
+    }
     if (ec != std::errc{} || ptr != s.data() + digits)
         throw std::invalid_argument(fmt::format("size '{}': '{}' is not a number; {}", s, s.substr(0, digits), kForms));
     const std::string unit = lower(trim(s.substr(digits)));
@@ -52,6 +91,10 @@ units::Bytes parse_size(std::string_view text) {
         throw std::invalid_argument(fmt::format(
             "unknown unit '{}' in size '{}'; valid: B, K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB", trim(s.substr(digits)), s));
     const double bytes = number * scale;
+    if (bytes < kMinSizeBytes)
+        throw std::invalid_argument(fmt::format("size '{}': expected a size of at least 1 byte", s));
+    if (bytes > kMaxSizeBytes)
+        throw std::invalid_argument(fmt::format("size '{}' is {} bytes, above the maximum of {}", s, bytes, kMaxSizeText));
     if (bytes != std::floor(bytes))
         throw std::invalid_argument(fmt::format("size '{}' is {} bytes, not a whole number of bytes", s, bytes));
     return units::Bytes{bytes};
@@ -75,18 +118,14 @@ SizeRange parse_size_range(std::string_view text) {
         if (ec != std::errc{} || ptr != f.data() + f.size())
             throw std::invalid_argument(fmt::format("size range '{}': factor '{}' is not a number", s, f));
     }
-    if (r.min.value <= 0.0) throw std::invalid_argument(fmt::format("size range '{}' must start above 0 bytes", s));
-    if (r.min > r.max) throw std::invalid_argument(fmt::format("size range '{}' starts above its end", s));
-    if (!(r.factor > 1.0)) throw std::invalid_argument(fmt::format("size range '{}': factor must be above 1", s));
+    check_range(r, s);
     return r;
 }
 
 std::vector<units::Bytes> sizes_in(const SizeRange& range) {
+    check_range(range, fmt::format("{:.0f}:{:.0f}:{}", range.min.value, range.max.value, range.factor));
     std::vector<units::Bytes> out;
-    for (double b = range.min.value; b <= range.max.value; b = std::floor(b * range.factor)) {
-        out.push_back(units::Bytes{b});
-        if (range.factor <= 1.0 || b <= 0.0) break;
-    }
+    for (double b = range.min.value; b <= range.max.value; b = next_size(b, range.factor)) out.push_back(units::Bytes{b});
     return out;
 }
 

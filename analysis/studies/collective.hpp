@@ -7,6 +7,7 @@
 #include "models/network/network.hpp"
 #include "models/units.hpp"
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,13 +32,22 @@ struct SizeRange {
     double factor = 2.0;
 };
 
+// Bounds of the sizes parse_size and parse_size_range accept, and of a range's length.
+inline constexpr double kMinSizeBytes = 1.0;
+inline constexpr double kMaxSizeBytes = 1125899906842624.0;  // 1 PiB (2^50 bytes)
+inline constexpr std::size_t kMaxSizes = 1000;
+
 // A byte count: a number and an optional unit. K, M, G, T and KiB, MiB, GiB, TiB are powers of
 // 1024 (as in nccl-tests); KB, MB, GB, TB powers of 1000; B or nothing are bytes. Case does not
-// matter. Throws std::invalid_argument naming the text and what was expected.
+// matter. A whole number of bytes from 1 byte to 1 PiB. Throws std::invalid_argument naming the
+// text and what was expected.
 units::Bytes parse_size(std::string_view text);
-// "SIZE" (one size) or "MIN:MAX" or "MIN:MAX:FACTOR"; MIN <= MAX, MIN > 0 for a range, FACTOR > 1.
+// "SIZE" (one size) or "MIN:MAX" or "MIN:MAX:FACTOR": MIN <= MAX, FACTOR a finite number above 1,
+// and at most kMaxSizes sizes in sizes_in(); std::invalid_argument otherwise.
 SizeRange parse_size_range(std::string_view text);
-// MIN, MIN x FACTOR, ... up to MAX (whole bytes).
+// MIN, then each size times FACTOR rounded down, but at least one byte more than the one before,
+// up to MAX (whole bytes, strictly increasing). Throws std::invalid_argument for a range that
+// parse_size_range refuses.
 std::vector<units::Bytes> sizes_in(const SizeRange& range);
 
 std::vector<CollectiveRow> collective_rows(const net::Network& network, net::Collective op, const SizeRange& sizes,

@@ -42,9 +42,14 @@ bool in_catalog(const std::string& gpu) {
     return false;
 }
 
+// A count from the row; a cell that is not a whole number within int range skips the row
+// (the loader's ranges then check what the count means).
 int int_cell(const CsvRow& row, const std::string& col) {
     const auto v = row.number(col);
-    return v ? static_cast<int>(std::lround(*v)) : 0;
+    if (!v) return 0;
+    if (!(std::abs(*v) <= 2147483647.0) || *v != std::floor(*v))
+        throw Skip{"column '" + col + "' is not a whole number in range: " + row.at(col).substr(0, 32)};
+    return static_cast<int>(*v);
 }
 
 // The cluster of a published system: DGX-1 (hybrid cube-mesh), DGX A100, DGX H100 and HGX
@@ -201,7 +206,7 @@ public:
             it = rows_.emplace(gpu, read_calibration_rows({path_}, gpu, skipped)).first;
         }
         for (const auto& r : it->second) {
-            if (r.id != row.at("id") || r.kind != "gemm") continue;
+            if (r.id != row.at("id") || r.kind != RowKind::gemm) continue;
             const double s = predict_row(r, shipped_calibration(gpu));
             return 2.0 * r.m * r.n * r.k * r.batch / s / 1e12;
         }
@@ -315,6 +320,9 @@ ValidationReport validate_file(const std::string& path) {
         } catch (const Skip& s) {
             v.predicted = 0;
             v.skipped = s.reason;
+        } catch (const BudgetError& e) {
+            v.predicted = 0;
+            v.skipped = e.what();
         } catch (const InputError& e) {
             if (e.file() == path && e.where().empty()) throw;
             v.predicted = 0;

@@ -1,6 +1,7 @@
 #include "models/network/network.hpp"
 
 #include "models/network/presets.hpp"
+#include "models/network/wiring.hpp"
 
 #include <fmt/format.h>
 
@@ -59,7 +60,7 @@ struct IntraLevel {
 // Max flow from a set of GPUs to the leaf switch inside one node: how fast the node can send
 // into the fabric. Edmonds-Karp on the node's graph; NVLink and other GPUs do not forward.
 double node_egress(const Topology& one, std::uint32_t mask) {
-    const Graph& g = one.graph();
+    const Graph& g = graph_of(one);
     const std::size_t n = boost::num_vertices(g);
     const std::size_t source = n;
     const std::size_t vertices = n + 1;
@@ -142,7 +143,7 @@ IntraLevel intra_level(const Topology& one, std::uint32_t mask) {
     const int s = std::popcount(mask);
     if (s < 2) return {};
     const NodeDesign& d = one.design();
-    const Graph& g = one.graph();
+    const Graph& g = graph_of(one);
     if (nvlink_ring_exists(d, mask)) {
         // NCCL lays several rings over every NVLink of a GPU: the bound is what each GPU can send
         // to the others over NVLink (a cut bound, reached by the DGX-1 mesh's three rings).

@@ -2,10 +2,11 @@
 // latency + bytes / bandwidth, and the automatic choice takes the fastest, as NCCL's tuning model
 // does. Bandwidths and latencies per level (inside a node, across nodes, across the spine) are
 // precomputed from the graph when the Network is built, so collective() does no graph search.
+// The operation, algorithm and protocol names and their registries are in spec.hpp.
 #pragma once
 
+#include "models/network/spec.hpp"
 #include "models/network/topology.hpp"
-#include "models/registry.hpp"
 #include "models/units.hpp"
 
 #include <memory>
@@ -15,13 +16,6 @@
 #include <vector>
 
 namespace rentsim::net {
-
-enum class Collective { all_reduce, reduce_scatter, all_gather, broadcast, all_to_all, send_recv };
-// direct: all-to-all and point-to-point copies along single routes. nvls: NVLink SHARP all-reduce
-// in the NVSwitch (H100/H200 class, one node).
-enum class Algorithm { automatic, ring, tree, hierarchical, direct, nvls };
-// NCCL's wire protocols: LL (8-byte lines, half payload), LL128 (128-byte lines), Simple.
-enum class Protocol { ll, ll128, simple };
 
 // One value per protocol, in microseconds.
 struct ProtocolTimes {
@@ -108,20 +102,5 @@ private:
     std::shared_ptr<Geometry> geometry_;  // shared by copies; lazily filled, thread-safe
     NetworkParams params_;
 };
-
-// Operations by their nccl-tests names: all-reduce, reduce-scatter, all-gather, broadcast,
-// all-to-all, send-recv.
-const Registry<Collective>& collective_registry();
-// Algorithms by name, for the command line and scenarios alike: auto (Algorithm::automatic),
-// ring, tree, hierarchical, direct, nvls. Which ones apply depends on the operation and group.
-const Registry<Algorithm>& algorithm_registry();
-
-// Registry names ("auto" for Algorithm::automatic); protocols as NCCL spells them (LL, LL128, Simple).
-std::string_view to_string(Collective op);
-std::string_view to_string(Algorithm algo);
-std::string_view to_string(Protocol protocol);
-// Registry lookups; parse_algorithm also takes "automatic", the spelling of data/nccl_rows.csv.
-std::optional<Collective> parse_collective(std::string_view text);
-std::optional<Algorithm> parse_algorithm(std::string_view text);
 
 }  // namespace rentsim::net

@@ -4,7 +4,7 @@
 // presets.cpp; models/network/README.md lists the same rows.
 #pragma once
 
-#include "models/network/topology.hpp"
+#include "models/network/spec.hpp"
 
 #include <optional>
 #include <span>

@@ -3,6 +3,7 @@
 #include "models/compute/gpu.hpp"
 #include "models/names.hpp"
 #include "models/network/presets.hpp"
+#include "models/network/wiring.hpp"
 
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -156,6 +157,9 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
               fmt::format("inter_node fabric must be infiniband, roce, efa or tcp, got {}", to_string(f.fabric)));
         check(f.gbps_per_gpu > 0.0, fmt::format("inter_node gbps_per_gpu must be positive, got {}", f.gbps_per_gpu));
         check(f.latency_us >= 0.0, fmt::format("inter_node latency_us must not be negative, got {}", f.latency_us));
+        check(std::isfinite(f.gbps_per_gpu) && std::isfinite(f.latency_us),
+              fmt::format("inter_node gbps_per_gpu and latency_us must be finite, got {} and {}", f.gbps_per_gpu,
+                          f.latency_us));
         design.nics = design.gpus_per_node;
         design.nic_rate = units::gbits_per_s(f.gbps_per_gpu);
         design.fabric = f.fabric;
@@ -166,17 +170,33 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
     return design;
 }
 
+namespace {
+
+// The checks of build_from_design, made before resolving the node design so that they come first.
+void check_counts(int gpus, double oversubscription, int nodes_per_leaf) {
+    check(gpus >= 1, fmt::format("gpus must be at least 1, got {}", gpus));
+    check(gpus <= kMaxGpus, fmt::format("gpus must be at most {}, got {}", kMaxGpus, gpus));
+    check(oversubscription >= 1.0, fmt::format("oversubscription must be at least 1, got {}", oversubscription));
+    check(std::isfinite(oversubscription), fmt::format("oversubscription must be finite, got {}", oversubscription));
+    check(nodes_per_leaf >= 0, fmt::format("nodes_per_leaf must not be negative, got {}", nodes_per_leaf));
+    check(nodes_per_leaf <= kMaxGpus,
+          fmt::format("nodes_per_leaf must be at most {}, got {}", kMaxGpus, nodes_per_leaf));
+}
+
+}  // namespace
+
 Topology build_topology(const TopologySpec& spec) {
-    check(spec.gpus >= 1, fmt::format("gpus must be at least 1, got {}", spec.gpus));
-    check(spec.oversubscription >= 1.0,
-          fmt::format("oversubscription must be at least 1, got {}", spec.oversubscription));
-    check(spec.nodes_per_leaf >= 0, fmt::format("nodes_per_leaf must not be negative, got {}", spec.nodes_per_leaf));
+    check_counts(spec.gpus, spec.oversubscription, spec.nodes_per_leaf);
     const NodeDesign design = resolve_node_design(spec);
     return build_from_design(design, spec.gpus, spec.oversubscription, spec.nodes_per_leaf);
 }
 
 Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription, int nodes_per_leaf) {
+    check_counts(gpus, oversubscription, nodes_per_leaf);
     const int per_node = design.gpus_per_node;
+    check(per_node >= 1 && per_node <= kMaxGpus,
+          fmt::format("gpus_per_node must be between 1 and {}, got {}", kMaxGpus, per_node));
+    // gpus, per_node and nodes_per_leaf are at most kMaxGpus: the sums below stay far from INT_MAX.
     const int nodes = (gpus + per_node - 1) / per_node;
     check(nodes == 1 || design.nics > 0,
           fmt::format("{} gpus need {} nodes of {}; inter_node (fabric, gbps_per_gpu, latency_us) is required",
@@ -192,16 +212,23 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
                                                  : nodes;
     t.leaves_ = (nodes + t.nodes_per_leaf_ - 1) / t.nodes_per_leaf_;
     if (t.leaves_ > 1)
-        t.leaf_uplink_ = units::BytesPerSecond{t.nodes_per_leaf_ * design.nics * design.nic_rate.value / oversubscription};
+        t.leaf_uplink_ = units::BytesPerSecond{static_cast<double>(t.nodes_per_leaf_) * design.nics *
+                                               design.nic_rate.value / oversubscription};
     return t;
 }
 
-const Topology::Wiring& Topology::wiring() const {
+Topology::Topology() : wiring_(std::make_shared<detail::LazyWiring>()) {}
+
+const detail::Wiring& Topology::wiring() const {
     std::call_once(wiring_->once, [this] { wire(wiring_->wiring); });
     return wiring_->wiring;
 }
 
-void Topology::wire(Wiring& w) const {
+std::size_t Topology::link_count() const { return wiring().links.size(); }
+
+const Link& Topology::link(int id) const { return wiring().links.at(static_cast<std::size_t>(id)); }
+
+void Topology::wire(detail::Wiring& w) const {
     const NodeDesign& design = design_;
     const int per_node = design.gpus_per_node;
     const int gpus = gpus_;
@@ -319,24 +346,25 @@ int Topology::gpu_vertex(int gpu) const {
 // forwards traffic.
 std::vector<int> Topology::path_links(int from_vertex, int to_vertex, int allowed_gpu) const {
     if (from_vertex == to_vertex) return {};
-    auto keep = [this, allowed_gpu](const Edge& e) {
-        const Link& l = graph()[e];
+    const Graph& g = wiring().graph;
+    auto keep = [&g, allowed_gpu](const Edge& e) {
+        const Link& l = g[e];
         if (l.kind == LinkKind::network) return false;
-        const auto s = boost::source(e, graph());
-        return graph()[s].kind != DeviceKind::gpu || static_cast<int>(s) == allowed_gpu;
+        const auto s = boost::source(e, g);
+        return g[s].kind != DeviceKind::gpu || static_cast<int>(s) == allowed_gpu;
     };
-    boost::filtered_graph<Graph, std::function<bool(const Edge&)>> fg(graph(), keep);
-    const std::size_t n = boost::num_vertices(graph());
+    boost::filtered_graph<Graph, std::function<bool(const Edge&)>> fg(g, keep);
+    const std::size_t n = boost::num_vertices(g);
     std::vector<Vertex> pred(n);
     std::vector<double> dist(n, std::numeric_limits<double>::infinity());
-    auto weight = boost::make_function_property_map<Edge, double>([this](const Edge& e) {
-        const Link& l = graph()[e];
+    auto weight = boost::make_function_property_map<Edge, double>([&g](const Edge& e) {
+        const Link& l = g[e];
         return l.latency.value + kRouteProbeBytes / l.bandwidth.value;
     });
     boost::dijkstra_shortest_paths(
         fg, static_cast<Vertex>(from_vertex),
-        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, graph())))
-            .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, graph())))
+        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, g)))
+            .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)))
             .weight_map(weight));
     if (!std::isfinite(dist[static_cast<std::size_t>(to_vertex)]))
         throw std::logic_error(fmt::format("no route from vertex {} to {}", from_vertex, to_vertex));
@@ -346,9 +374,9 @@ std::vector<int> Topology::path_links(int from_vertex, int to_vertex, int allowe
         const Vertex u = pred[v];
         int best = -1;
         double best_weight = std::numeric_limits<double>::infinity();
-        for (auto [e, end] = boost::out_edges(u, graph()); e != end; ++e) {
-            if (boost::target(*e, graph()) != v || !keep(*e)) continue;
-            const Link& l = graph()[*e];
+        for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
+            if (boost::target(*e, g) != v || !keep(*e)) continue;
+            const Link& l = g[*e];
             const double w = l.latency.value + kRouteProbeBytes / l.bandwidth.value;
             if (w < best_weight) {
                 best_weight = w;
@@ -372,10 +400,11 @@ std::vector<int> Topology::route(int gpu_a, int gpu_b, int rail) const {
     if (rails_a.empty() || rails_b.empty()) throw std::logic_error("GPUs on different nodes without NICs");
     const int nic_a = rails_a[static_cast<std::size_t>(rail) % rails_a.size()];
     const int nic_b = rails_b[static_cast<std::size_t>(rail) % rails_b.size()];
-    auto network_link = [this](int from, int to) {
-        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(from), graph()); e != end; ++e)
-            if (static_cast<int>(boost::target(*e, graph())) == to && graph()[*e].kind == LinkKind::network)
-                return graph()[*e].id;
+    const Graph& g = wiring().graph;
+    auto network_link = [&g](int from, int to) {
+        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(from), g); e != end; ++e)
+            if (static_cast<int>(boost::target(*e, g)) == to && g[*e].kind == LinkKind::network)
+                return g[*e].id;
         throw std::logic_error("missing network link");
     };
     std::vector<int> out = path_links(va, nic_a, va);
@@ -384,9 +413,9 @@ std::vector<int> Topology::route(int gpu_a, int gpu_b, int rail) const {
     out.push_back(network_link(nic_a, leaf_a));
     if (leaf_a != leaf_b) {
         int spine = -1;
-        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(leaf_a), graph()); e != end; ++e)
-            if (graph()[boost::target(*e, graph())].kind == DeviceKind::spine_switch)
-                spine = static_cast<int>(boost::target(*e, graph()));
+        for (auto [e, end] = boost::out_edges(static_cast<Vertex>(leaf_a), g); e != end; ++e)
+            if (g[boost::target(*e, g)].kind == DeviceKind::spine_switch)
+                spine = static_cast<int>(boost::target(*e, g));
         out.push_back(network_link(leaf_a, spine));
         out.push_back(network_link(spine, leaf_b));
     }
@@ -410,6 +439,8 @@ units::Seconds Topology::latency(int gpu_a, int gpu_b) const {
 }
 
 Topology Topology::with_nodes(int nodes) const {
+    check(nodes >= 1 && nodes <= kMaxGpus / design_.gpus_per_node,
+          fmt::format("with_nodes: {} nodes of {} GPUs is outside 1..{} GPUs", nodes, design_.gpus_per_node, kMaxGpus));
     return build_from_design(design_, nodes * design_.gpus_per_node, 1.0, 0);
 }
 
@@ -436,7 +467,7 @@ std::string Topology::describe() const {
                              leaf_uplink_.value / 1e9, oversubscription_);
         s += "\n";
     }
-    s += fmt::format("  graph: {} vertices, {} directed links\n", boost::num_vertices(graph()), wiring().links.size());
+    s += fmt::format("  graph: {} vertices, {} directed links\n", boost::num_vertices(wiring().graph), wiring().links.size());
     return s;
 }
 

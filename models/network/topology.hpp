@@ -1,4 +1,4 @@
-// Cluster topology as a Boost.Graph: GPUs, NVSwitch fabrics, PCIe switches, CPUs, NICs, and a
+// Cluster topology as a graph: GPUs, NVSwitch fabrics, PCIe switches, CPUs, NICs, and a
 // two-level fat-tree of leaf and spine switches. Every physical link is two directed edges, each
 // with its own bandwidth (bytes/s, one direction) and latency, so routes and flows see duplex links.
 //
@@ -13,55 +13,25 @@
 //          PCIe switch (2 GPUs + NICs) --- CPU === CPU      NIC --- leaf
 #pragma once
 
-#include "models/registry.hpp"
+#include "models/network/spec.hpp"
 #include "models/units.hpp"
 
-#include <boost/graph/adjacency_list.hpp>
-
-#include <optional>
-#include <span>
+#include <cstddef>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace rentsim::net {
 
-enum class Fabric { nvlink, pcie, infiniband, roce, efa, tcp };
-
-// What a scenario says about the network between nodes: fabric, line rate per GPU in Gb/s
-// (node rate = gbps_per_gpu x GPUs per node), and per-message latency in microseconds.
-struct FabricSpec {
-    Fabric fabric;
-    double gbps_per_gpu;
-    double latency_us;
-};
-
-// What a scenario says about its cluster. With a preset, the node design (GPU, GPUs per node,
-// NVLink, PCIe, NICs) comes from the preset and `gpus_per_node` is ignored; `inter_node`, when
-// given, replaces the preset's NICs by one NIC per GPU at `gbps_per_gpu`.
-struct TopologySpec {
-    std::string preset;                   // empty or a preset name (see topology_presets())
-    int gpus = 1;
-    int gpus_per_node = 8;
-    std::string gpu;                      // catalog GPU name, e.g. "a100-sxm4-80gb"
-    std::string intra_node = "nvlink";    // "nvlink" or "pcie"
-    std::optional<FabricSpec> inter_node;
-    double oversubscription = 1.0;        // leaf downlink : uplink capacity, >= 1
-    int nodes_per_leaf = 0;               // 0: all nodes on one leaf when not oversubscribed,
-                                          //    otherwise half of the nodes per leaf
-};
-
-struct PresetInfo {
-    std::string_view name;
-    std::string_view description;
-};
+namespace detail {
+struct Wiring;
+struct LazyWiring;
+struct TopologyAccess;
+}  // namespace detail
 
 enum class DeviceKind { gpu, nvswitch, pcie_switch, cpu, nic, leaf_switch, spine_switch };
 enum class LinkKind { nvlink, pcie, cpu_link, network };
-enum class IntraNode { nvswitch, nvlink_mesh, pcie };
 
 // A vertex. `node` is -1 for leaf and spine switches; `index` is the global GPU index for GPUs,
 // the leaf index for leaves, and the index within the node for everything else.
@@ -79,36 +49,12 @@ struct Link {
     int id = -1;
 };
 
-// Edges are kept in a vector (the last parameter) rather than the default list: a cluster of
-// thousands of GPUs is built per prediction, and one allocation per edge dominated that.
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Device, Link, boost::no_property,
-                                    boost::vecS>;
-
-// A node design after resolving a preset or a generic spec: enough to rebuild the node.
-struct NodeDesign {
-    std::string preset;                  // empty for generic specs
-    std::string gpu;
-    int gpus_per_node = 8;
-    IntraNode intra = IntraNode::nvswitch;
-    int nvlink_generation = 0;           // 0: no NVLink
-    units::BytesPerSecond nvlink_per_gpu{0.0};
-    struct MeshLink { int a, b, links; };
-    std::vector<MeshLink> mesh;          // direct NVLink GPU pairs when intra == nvlink_mesh
-    units::BytesPerSecond nvlink_per_link{0.0};
-    int pcie_generation = 4;
-    int gpus_per_pcie_switch = 2;
-    int cpus = 2;
-    units::BytesPerSecond cpu_link{0.0};
-    int nics = 0;
-    units::BytesPerSecond nic_rate{0.0};
-    Fabric fabric = Fabric::infiniband;
-    double nic_latency_us = 0.0;         // per-message latency of the fabric
-};
-
-// A built cluster. Plain value: copyable, immutable after build_topology.
+// A built cluster. Plain value: copyable, immutable after build_topology. The graph behind it
+// is private to models/network (wiring.hpp); this header and its callers need no Boost.
 class Topology {
 public:
-    const Graph& graph() const { return wiring().graph; }
+    Topology();  // no GPUs; build_topology() makes useful ones
+
     const NodeDesign& design() const { return design_; }
     int gpus() const { return gpus_; }
     int nodes() const { return nodes_; }
@@ -124,8 +70,8 @@ public:
     // NICs that a GPU uses first (those under its own PCIe switch, or the nearest ones).
     int rails(int gpu) const;
 
-    std::size_t link_count() const { return wiring().links.size(); }
-    const Link& link(int id) const { return wiring().links.at(static_cast<std::size_t>(id)); }
+    std::size_t link_count() const;
+    const Link& link(int id) const;      // throws std::out_of_range for an unknown id
     int link_source(int id) const;       // vertex index
     int link_target(int id) const;
     int gpu_vertex(int gpu) const;
@@ -137,36 +83,24 @@ public:
     units::BytesPerSecond bottleneck(int gpu_a, int gpu_b) const;
     units::Seconds latency(int gpu_a, int gpu_b) const;
 
-    // The same node design with `nodes` full nodes on one non-blocking leaf.
+    // The same node design with `nodes` full nodes on one non-blocking leaf; throws
+    // std::invalid_argument when that is under 1 or over kMaxGpus GPUs.
     Topology with_nodes(int nodes) const;
     std::string describe() const;
 
 private:
     friend Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription,
                                       int nodes_per_leaf);
+    friend struct detail::TopologyAccess;
     std::vector<int> path_links(int from_vertex, int to_vertex, int allowed_gpu) const;
 
-    // The graph and its link tables, built on first use (std::call_once) and shared by copies:
+    // The graph and its link tables (detail::Wiring), built on first use and shared by copies:
     // a prediction that needs only the per-level figures of one or two nodes never builds the
-    // thousand-GPU graph, and copying or moving a Topology never copies one (Boost's
-    // adjacency_list has no move operations of its own).
-    struct Wiring {
-        Graph graph;
-        // Links by id, kept apart from the graph: edge descriptors do not survive copying a graph.
-        std::vector<Link> links;
-        std::vector<std::pair<int, int>> link_ends;
-        std::vector<int> gpu_vertex;
-        std::vector<std::vector<int>> gpu_nics;   // per GPU: NIC vertices in rail order
-        std::vector<int> leaf_vertex;
-    };
-    struct LazyWiring {
-        std::once_flag once;
-        Wiring wiring;
-    };
-    const Wiring& wiring() const;
-    void wire(Wiring& w) const;
+    // thousand-GPU graph, and copying a Topology never copies one.
+    const detail::Wiring& wiring() const;
+    void wire(detail::Wiring& w) const;
 
-    std::shared_ptr<LazyWiring> wiring_ = std::make_shared<LazyWiring>();
+    std::shared_ptr<detail::LazyWiring> wiring_;
     NodeDesign design_;
     int gpus_ = 0;
     int nodes_ = 0;
@@ -178,24 +112,16 @@ private:
 
 // Builds the cluster. Throws std::invalid_argument with a message that names the bad field:
 // unknown preset (lists valid names, suggests the closest), unknown GPU, GPU without NVLink
-// asked for "nvlink", several nodes without inter_node, non-positive counts.
+// asked for "nvlink", several nodes without inter_node, gpus outside 1..kMaxGpus, nodes_per_leaf
+// outside 0..kMaxGpus, oversubscription below 1 or not finite.
 Topology build_topology(const TopologySpec& spec);
-
-// Presets by name, each with a one-line description.
-std::span<const PresetInfo> topology_presets();
-// The same presets, in the same order; values point into topology_presets().
-const Registry<const PresetInfo*>& topology_registry();
 
 // Resolves a spec to its node design without building the graph (same errors as build_topology).
 NodeDesign resolve_node_design(const TopologySpec& spec);
+// The same checks on gpus (1..kMaxGpus), oversubscription and nodes_per_leaf as build_topology.
 Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription,
                            int nodes_per_leaf);
 
-// The fabrics between nodes: infiniband, roce, efa, tcp (nvlink and pcie are inside a node).
-const Registry<Fabric>& fabric_registry();
-// Every Fabric, nvlink and pcie included.
-std::string_view to_string(Fabric fabric);
-std::optional<Fabric> parse_fabric(std::string_view text);
 std::string_view to_string(DeviceKind kind);
 
 }  // namespace rentsim::net

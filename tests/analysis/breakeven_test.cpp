@@ -125,3 +125,79 @@ TEST_CASE("the shipped catalog: a 1-year AWS reservation of p4de.24xlarge pays a
     CHECK(b.rows[0].breakeven_hours == doctest::Approx(17.401365 * 730 / 27.44705));
     CHECK(b.rows[0].breakeven_hours == doctest::Approx(462.82).epsilon(1e-4));
 }
+
+TEST_CASE("the figures of owning must be finite and within their ranges, and errors name the option") {
+    const auto cat = small_catalog();
+    const price::Ownership good{87600, 4, 5, 1.2, 0.1, 8760};
+    auto q = box();
+    q.ownership = good;
+    CHECK_NOTHROW(analysis::breakeven(q, cat));
+    const double nan = std::nan("");
+    const double inf = HUGE_VAL;
+    struct Case {
+        double price::Ownership::*field;
+        double value;
+        const char* message;
+    };
+    const Case cases[] = {
+        {&price::Ownership::purchase_usd, 0, "--purchase-usd: expected a price in USD above 0, got 0"},
+        {&price::Ownership::purchase_usd, -5, "--purchase-usd: expected a price in USD above 0, got -5"},
+        {&price::Ownership::purchase_usd, inf, "--purchase-usd: expected a price in USD above 0, got inf"},
+        {&price::Ownership::depreciation_years, -4,
+         "--depreciation-years: expected a number of years above 0 and at most 30, got -4"},
+        {&price::Ownership::depreciation_years, 0,
+         "--depreciation-years: expected a number of years above 0 and at most 30, got 0"},
+        {&price::Ownership::depreciation_years, 31,
+         "--depreciation-years: expected a number of years above 0 and at most 30, got 31"},
+        {&price::Ownership::power_kw, nan, "--power-kw: expected a power in kW from 0 to 1000, got nan"},
+        {&price::Ownership::power_kw, -1, "--power-kw: expected a power in kW from 0 to 1000, got -1"},
+        {&price::Ownership::power_kw, 1001, "--power-kw: expected a power in kW from 0 to 1000, got 1001"},
+        {&price::Ownership::pue, 0.9, "--pue: expected a PUE from 1 to 3, got 0.9"},
+        {&price::Ownership::pue, 3.5, "--pue: expected a PUE from 1 to 3, got 3.5"},
+        {&price::Ownership::usd_per_kwh, -0.1, "--usd-per-kwh: expected a price in USD per kWh from 0 to 10, got -0.1"},
+        {&price::Ownership::usd_per_kwh, 11, "--usd-per-kwh: expected a price in USD per kWh from 0 to 10, got 11"},
+        {&price::Ownership::operations_usd_per_year, -1,
+         "--ops-usd-per-year: expected a cost in USD per year of 0 or more, got -1"},
+        {&price::Ownership::operations_usd_per_year, nan,
+         "--ops-usd-per-year: expected a cost in USD per year of 0 or more, got nan"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.message);
+        price::Ownership o = good;
+        o.*c.field = c.value;
+        q.ownership = o;
+        CHECK_THROWS_WITH_AS(analysis::breakeven(q, cat), c.message, analysis::InputError);
+        CHECK_THROWS_WITH_AS(analysis::check_ownership(o), c.message, analysis::InputError);
+    }
+    // The ends of each range are accepted.
+    price::Ownership edge{1, 30, 1000, 3, 10, 0};
+    CHECK_NOTHROW(analysis::check_ownership(edge));
+    edge = price::Ownership{1, 0.5, 0, 1, 0, 0};
+    CHECK_NOTHROW(analysis::check_ownership(edge));
+}
+
+TEST_CASE("owning without electricity or operations says so in one line") {
+    const auto cat = small_catalog();
+    auto q = box();
+    q.plan = "reserved_1y";
+    q.ownership = price::Ownership{87600, 4, 5, 1.2, 0.1, 8760};
+    CHECK(analysis::breakeven(q, cat).note.empty());
+    CHECK(analysis::format_breakeven(analysis::breakeven(q, cat)).find("note:") == std::string::npos);
+
+    q.ownership = price::Ownership{87600, 4, 0, 1.0, 0, 8760};
+    auto b = analysis::breakeven(q, cat);
+    CHECK(b.note == "note: self-owned counts no electricity (--power-kw, --usd-per-kwh)");
+    // $87,600 over 4 years = $2.50/h, plus $1/h of operations; no electricity: 2555 / 10 h.
+    CHECK(b.rows[1].breakeven_hours == doctest::Approx(255.5));
+    const std::string text = analysis::format_breakeven(b);
+    CHECK(text.substr(text.size() - b.note.size() - 1) == b.note + "\n");
+
+    q.ownership = price::Ownership{87600, 4, 5, 1.2, 0.1, 0};
+    CHECK(analysis::breakeven(q, cat).note == "note: self-owned counts no operations (--ops-usd-per-year)");
+    q.ownership = price::Ownership{87600, 4, 5, 1.2, 0, 0};
+    CHECK(analysis::breakeven(q, cat).note ==
+          "note: self-owned counts no electricity (--power-kw, --usd-per-kwh) and no operations (--ops-usd-per-year)");
+    // Without owning there is nothing to note.
+    q.ownership.reset();
+    CHECK(analysis::breakeven(q, cat).note.empty());
+}

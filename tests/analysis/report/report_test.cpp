@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "tests/readme_section.hpp"
+
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -53,7 +55,7 @@ analysis::Result full_result() {
     r.allreduce_busbw_gbps = 90;
     r.staging_s = 60;
     r.storage_pipeline = true;
-    r.input = {"storage", 0.1, 100, 4, 10, 8, 7, 9, 11};
+    r.input = {analysis::InputBound::storage, 0.1, 100, 4, 10, 8, 7, 9, 11};
     r.epochs = {{500, 60, 0.12}, {440, 40, 0.09}};
     auto& l = r.lifecycle;
     l.plan = "spot";
@@ -121,31 +123,8 @@ std::vector<std::string> split_line(const std::string& line) {
 }  // namespace
 
 TEST_CASE("README's field list is the field table") {
-    const std::string path = RENTSIM_SOURCE_DIR "/README.md";
-    std::ifstream in(path);
-    REQUIRE(in);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    std::string readme = buffer.str();
-    const std::string begin = "<!-- fields:begin -->\n", end = "<!-- fields:end -->";
-    const auto b = readme.find(begin);
-    const auto e = readme.find(end, b == std::string::npos ? 0 : b);
-    REQUIRE_MESSAGE(b != std::string::npos, "README.md has no line " << begin);
-    REQUIRE_MESSAGE(e != std::string::npos, "README.md has no line " << end << " after " << begin);
-    const std::string expected = analysis::results_fields_markdown();
-    const std::string actual = readme.substr(b + begin.size(), e - b - begin.size());
-    if (actual == expected) return;
-    if (const char* update = std::getenv("RENTSIM_UPDATE_README"); update && std::string(update) == "1") {
-        readme.replace(b + begin.size(), e - b - begin.size(), expected);
-        std::ofstream(path, std::ios::binary) << readme;
-        MESSAGE("updated the field list of " << path);
-        return;
-    }
-    FAIL("README.md's field list (between " << begin.substr(0, begin.size() - 1) << " and " << end
-         << ") differs from the field table of analysis/report/fields.cpp. Regenerate it with\n"
-            "  RENTSIM_UPDATE_README=1 build/ci/tests/analysis/analysis_tests --test-case=\"README*\"\n"
-            "or put this text between the two lines:\n"
-         << expected);
+    test::check_readme_section("fields", analysis::results_fields_markdown(),
+                               "build/ci/tests/analysis/report/report_tests --test-case=\"README*\"");
 }
 
 TEST_CASE("field names are unique, nest without clashes and read as one Markdown line") {

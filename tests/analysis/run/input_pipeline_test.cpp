@@ -156,7 +156,7 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
         const int analytic = static_cast<int>(std::ceil(r.input.compute_samples_per_s * 2.6008e-3));
         CHECK(analytic == 5);
         CHECK(r.input.workers_to_compute_bound == analytic + 1);
-        CHECK(r.input.bound_by == (bound < compute ? "cpu_workers" : "compute"));
+        CHECK(r.input.bound_by == (bound < compute ? analysis::InputBound::cpu_workers : analysis::InputBound::compute));
     }
     // The bisection's answer is what the simulation says: with that many workers the run
     // waits less than 2% of the time, with one fewer it does not.
@@ -189,7 +189,7 @@ TEST_CASE("with workers alone the worker count is analytic: compute rate over on
     // ceil(1791.5 / 300) = 6 workers; two deliver 600 samples/s per GPU.
     CHECK(r.input.workers_to_compute_bound == static_cast<int>(std::ceil(r.input.compute_samples_per_s / 300)));
     CHECK(r.input.workers_to_compute_bound == 6);
-    CHECK(r.input.bound_by == "cpu_workers");
+    CHECK(r.input.bound_by == analysis::InputBound::cpu_workers);
     CHECK(r.throughput_samples_per_s == doctest::Approx(8 * 600.0).epsilon(0.01));
     CHECK(with_workers(6).input.stall_fraction < 0.02);
     CHECK(with_workers(5).input.stall_fraction > 0.05);
@@ -212,7 +212,7 @@ TEST_CASE("a dataset that fits in RAM makes later epochs faster than one that do
     const double warm = per_gpu / (8 / (0.030 * miss));
     CHECK(larger.epochs[1].time_s == doctest::Approx(warm).epsilon(0.02));
     CHECK(larger.epochs[1].time_s > fits.epochs[1].time_s);
-    CHECK(larger.input.bound_by == "storage");
+    CHECK(larger.input.bound_by == analysis::InputBound::storage);
 }
 
 TEST_CASE("staging on NVMe is billed up front, and streaming pays at the ingress link") {
@@ -228,7 +228,7 @@ TEST_CASE("staging on NVMe is billed up front, and streaming pays at the ingress
     CHECK(staged.time_to_train_s > staged.staging_s + staged.epochs[0].time_s);
     // Streaming's first epoch moves the dataset through the same link: at least as long as the copy.
     CHECK(stream.epochs[0].time_s >= copy - 0.1);
-    CHECK(stream.input.bound_by == "ingress");
+    CHECK(stream.input.bound_by == analysis::InputBound::ingress);
     // Cached after one epoch, streaming wins; with a 16 GiB cache every epoch streams and staging wins.
     CHECK(stream.time_to_train_s < staged.time_to_train_s);
     CHECK(stream.cost_usd < staged.cost_usd);
@@ -247,7 +247,7 @@ TEST_CASE("GPU decode moves decode time to the GPU step") {
     const auto gpu = analysis::run_scenario(analysis::load_scenarios(file, {{"data.gpu_decode", true}}).points.front());
     // 256 images at 7,830.85 images/s: 32.7 ms more GPU work per step; the CPU is no longer the bound.
     CHECK(gpu.breakdown.compute_s - cpu.breakdown.compute_s == doctest::Approx(256 / 7830.853563).epsilon(1e-3));
-    CHECK(gpu.input.bound_by == "compute");
+    CHECK(gpu.input.bound_by == analysis::InputBound::compute);
     CHECK(gpu.throughput_samples_per_s > cpu.throughput_samples_per_s);
 }
 

@@ -137,3 +137,33 @@ TEST_CASE("a pricing instance with only a GPU count describes the cluster") {
     CHECK(r.fits);
     CHECK(r.from_instance == s.cluster.from_instance);
 }
+
+TEST_CASE("a run longer than the simulated clock's budget is refused with its estimate") {
+    const auto s = analysis::parse_scenarios(R"({"schema": 1, "name": "long",
+      "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "samples": 1e15},
+      "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 1, "gpus_per_node": 1},
+      "pricing": {"usd_per_gpu_hour": 2.0}})", "long.json").points.at(0);
+    try {
+        (void)analysis::run_scenario(s);
+        FAIL("not refused");
+    } catch (const analysis::BudgetError& e) {
+        const std::string what = e.what();
+        CHECK(what.starts_with("long.json: training 3906250000000 steps at 1 GPUs takes at least "));
+        CHECK(what.ends_with(" years; rentsim simulates runs of up to 100 years: train fewer samples"));
+    }
+}
+
+TEST_CASE("a lifecycle that would draw more interruptions than the budget is refused up front") {
+    const auto s = analysis::parse_scenarios(R"({"schema": 1, "name": "flaky",
+      "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "samples": 1e13},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 2.0},
+      "lifecycle": {"failures": {"gpu_mtbf_h": 1}}})", "flaky.json").points.at(0);
+    try {
+        (void)analysis::run_scenario(s);
+        FAIL("not refused");
+    } catch (const analysis::BudgetError& e) {
+        CHECK(std::string(e.what()).find("interruptions (preemptions and failures up to the give-up horizon)") !=
+              std::string::npos);
+    }
+}

@@ -36,7 +36,7 @@ TEST_CASE("the fit uses only calibrate rows and stays physical") {
     CHECK(rep.calibration.mem_eff <= 1.0);
     // Best-shape GEMM rows are reproduced within 15%.
     for (std::size_t i = 0; i < rep.rows.size(); ++i)
-        if (rep.rows[i].kind == "gemm") CHECK(std::abs(rep.predicted_s[i] / rep.rows[i].measured_s - 1.0) < 0.15);
+        if (rep.rows[i].kind == analysis::RowKind::gemm) CHECK(std::abs(rep.predicted_s[i] / rep.rows[i].measured_s - 1.0) < 0.15);
 }
 
 TEST_CASE("a calibration survives a round trip through its JSON file") {

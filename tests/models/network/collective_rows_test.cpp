@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace rentsim;
 using namespace rentsim::analysis;
@@ -29,9 +31,71 @@ TEST_CASE("bad sizes are rejected with the reason") {
     CHECK_THROWS_WITH_AS(parse_size("1.5"), doctest::Contains("not a whole number of bytes"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(parse_size("1..5K"), doctest::Contains("is not a number"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(parse_size_range("1GiB:8"), doctest::Contains("starts above its end"), std::invalid_argument);
-    CHECK_THROWS_WITH_AS(parse_size_range("0:1K"), doctest::Contains("above 0"), std::invalid_argument);
-    CHECK_THROWS_WITH_AS(parse_size_range("8:1K:1"), doctest::Contains("factor must be above 1"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size_range("0:1K"), doctest::Contains("at least 1 byte"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size_range("8:1K:1"), doctest::Contains("factor must be a finite number above 1"),
+                         std::invalid_argument);
     CHECK_THROWS_WITH_AS(parse_size_range("8:1K:x"), doctest::Contains("not a number"), std::invalid_argument);
+}
+
+TEST_CASE("sizes run from 1 byte to 1 PiB") {
+    CHECK_THROWS_WITH_AS(parse_size("0"), "size '0': expected a size of at least 1 byte", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size("0K"), doctest::Contains("at least 1 byte"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size("0.5"), doctest::Contains("at least 1 byte"), std::invalid_argument);
+    CHECK(parse_size("1").value == 1.0);
+    CHECK(parse_size("1024T").value == kMaxSizeBytes);
+    CHECK_THROWS_WITH_AS(parse_size("1025T"), doctest::Contains("above the maximum of 1 PiB"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size("1000000000000000000000000000000"),
+                         "size '1000000000000000000000000000000' is 1e+30 bytes, above the maximum of 1 PiB "
+                         "(1125899906842624 bytes)",
+                         std::invalid_argument);
+    // More digits than a double holds: far above the maximum, or far below a byte.
+    CHECK_THROWS_WITH_AS(parse_size("1" + std::string(400, '0')), doctest::Contains("above the maximum"),
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size("0." + std::string(400, '0') + "1"), doctest::Contains("at least 1 byte"),
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size_range("8:2048T"), doctest::Contains("above the maximum"), std::invalid_argument);
+}
+
+TEST_CASE("a range factor must be finite and above 1") {
+    for (const char* text : {"8:1K:nan", "8:1K:inf", "8:1K:-inf", "8:1K:0.5", "8:1K:-2", "8:1K:1"}) {
+        CAPTURE(text);
+        CHECK_THROWS_WITH_AS(parse_size_range(text), doctest::Contains("factor must be a finite number above 1"),
+                             std::invalid_argument);
+    }
+}
+
+TEST_CASE("a range always moves on: each size at least one byte above the one before") {
+    // floor(1 x 1.5) = 1 would repeat forever; the next size is 2.
+    auto sizes = sizes_in(parse_size_range("1:2:1.5"));
+    REQUIRE(sizes.size() == 2);
+    CHECK(sizes[0].value == 1.0);
+    CHECK(sizes[1].value == 2.0);
+    sizes = sizes_in(parse_size_range("1:8:1.5"));
+    std::vector<double> values;
+    for (auto b : sizes) values.push_back(b.value);
+    CHECK(values == std::vector<double>{1, 2, 3, 4, 6});
+    sizes = sizes_in(parse_size_range("1:1000:1.0001"));
+    CHECK(sizes.size() == 1000);
+    CHECK(sizes.back().value == 1000.0);
+}
+
+TEST_CASE("a range holds at most 1000 sizes, and the message gives the count") {
+    CHECK(sizes_in(parse_size_range("1:1000:1.0001")).size() == kMaxSizes);
+    CHECK_THROWS_WITH_AS(parse_size_range("1:1001:1.0001"),
+                         "size range '1:1001:1.0001' holds 1001 sizes; at most 1000: use a larger factor or a "
+                         "narrower range",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(parse_size_range("1:1024T:1.0000001"), doctest::Contains("holds more than 1000000 sizes"),
+                         std::invalid_argument);
+    // sizes_in checks a range made by hand the same way.
+    SizeRange r;
+    r.min = units::Bytes{1.0};
+    r.max = units::Bytes{2.0};
+    r.factor = 1.0;
+    CHECK_THROWS_WITH_AS(sizes_in(r), doctest::Contains("factor must be a finite number above 1"), std::invalid_argument);
+    r.factor = 1.5;
+    r.min = units::Bytes{0.0};
+    CHECK_THROWS_AS(sizes_in(r), std::invalid_argument);
 }
 
 TEST_CASE("a size range steps by its factor like nccl-tests -b -e -f") {

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -137,4 +138,62 @@ TEST_CASE("the topology registry holds the presets in order and gives build_topo
         "hgx-h200, aws-p5, aws-p5en, pcie-a100, pcie-h100";
     CHECK(reg.unknown_message("dgx-a10") == msg);
     CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a10", 8)), msg.c_str(), std::invalid_argument);
+}
+
+TEST_CASE("gpus beyond what a topology holds are refused, not overflowed") {
+    CHECK(build_topology(preset("dgx-a100", kMaxGpus)).nodes() == kMaxGpus / 8);
+    for (int gpus : {0, -1, kMaxGpus + 1, 2147483647, -2147483647 - 1}) {
+        CAPTURE(gpus);
+        CHECK_THROWS_AS(build_topology(preset("dgx-a100", gpus)), std::invalid_argument);
+    }
+    CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a100", 2147483647)), "gpus must be at most 65536, got 2147483647",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a100", 0)), "gpus must be at least 1, got 0", std::invalid_argument);
+    const NodeDesign design = resolve_node_design(preset("dgx-a100", 8));
+    CHECK_THROWS_WITH_AS(build_from_design(design, 2147483647, 1.0, 0), doctest::Contains("at most 65536"),
+                         std::invalid_argument);
+    const Topology t = build_topology(preset("dgx-a100", 16));
+    CHECK(t.with_nodes(kMaxGpus / 8).gpus() == kMaxGpus);
+    CHECK_THROWS_AS(t.with_nodes(kMaxGpus / 8 + 1), std::invalid_argument);
+    CHECK_THROWS_AS(t.with_nodes(2147483647), std::invalid_argument);
+    CHECK_THROWS_AS(t.with_nodes(0), std::invalid_argument);
+}
+
+TEST_CASE("leaf counts and oversubscription: huge or non-finite values are refused") {
+    TopologySpec s = preset("dgx-a100", 64);
+    s.nodes_per_leaf = 2147483647;
+    CHECK_THROWS_WITH_AS(build_topology(s), "nodes_per_leaf must be at most 65536, got 2147483647", std::invalid_argument);
+    // More nodes per leaf than nodes: one leaf, as before.
+    s.nodes_per_leaf = kMaxGpus;
+    s.oversubscription = 2.0;
+    CHECK(build_topology(s).leaves() == 1);
+    s.nodes_per_leaf = 1;
+    s.gpus = kMaxGpus;
+    const Topology t = build_topology(s);
+    CHECK(t.leaves() == kMaxGpus / 8);
+    // One node's 8 x 200 Gb/s NICs over an oversubscription of 2.
+    CHECK(gbytes(t.leaf_uplink()) == doctest::Approx(100.0));
+    s.oversubscription = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_WITH_AS(build_topology(s), "oversubscription must be finite, got inf", std::invalid_argument);
+    s.oversubscription = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_WITH_AS(build_topology(s), doctest::Contains("oversubscription must be at least 1"), std::invalid_argument);
+
+    TopologySpec g;
+    g.gpu = "h100-sxm5-80gb";
+    g.gpus = 16;
+    g.inter_node = FabricSpec{Fabric::roce, std::numeric_limits<double>::infinity(), 2.0};
+    CHECK_THROWS_WITH_AS(build_topology(g), doctest::Contains("must be finite"), std::invalid_argument);
+    g.inter_node = FabricSpec{Fabric::roce, 400.0, std::numeric_limits<double>::infinity()};
+    CHECK_THROWS_WITH_AS(build_topology(g), doctest::Contains("must be finite"), std::invalid_argument);
+}
+
+TEST_CASE("a default Topology is empty and copies share one graph") {
+    const Topology empty;
+    CHECK(empty.gpus() == 0);
+    CHECK(empty.link_count() == 0);
+    const Topology t = build_topology(preset("dgx-a100", 16));
+    const Topology copy = t;
+    CHECK(copy.link_count() == t.link_count());
+    CHECK(&copy.link(0) == &t.link(0));
+    CHECK_THROWS_AS(t.link(static_cast<int>(t.link_count())), std::out_of_range);
 }
