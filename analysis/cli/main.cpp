@@ -140,12 +140,12 @@ int collective_command(const CollectiveOptions& o) {
         spec.preset = o.topology;
     }
     if (o.gpus_given) {
-        if (o.gpus < 1 || o.gpus > net::kMaxGpus)
+        if (o.gpus < 1 || o.gpus > net::max_gpus)
             throw analysis::InputError("--gpus", "",
-                                       fmt::format("expected a number of GPUs from 1 to {}, got {}", net::kMaxGpus, o.gpus));
+                                       fmt::format("expected a number of GPUs from 1 to {}, got {}", net::max_gpus, o.gpus));
         spec.gpus = o.gpus;
     } else if (o.scenario.empty()) {
-        throw analysis::InputError("--gpus", "", fmt::format("expected a number of GPUs from 1 to {}", net::kMaxGpus));
+        throw analysis::InputError("--gpus", "", fmt::format("expected a number of GPUs from 1 to {}", net::max_gpus));
     }
     analysis::SizeRange sizes;
     try {

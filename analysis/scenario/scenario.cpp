@@ -63,17 +63,6 @@ const Registry<Staging>& staging_modes() {
     return r;
 }
 
-// The network preset of a catalog instance, where one describes its node and fabric
-// (models/network/presets.cpp); other instances take the GPU's NVLink inside the node and
-// need `inter_node` across nodes.
-std::string_view instance_topology(std::string_view provider, std::string_view instance) {
-    if (provider != "aws") return {};
-    if (instance == "p4d.24xlarge" || instance == "p4de.24xlarge") return "aws-p4d";
-    if (instance == "p5.48xlarge") return "aws-p5";
-    if (instance == "p5en.48xlarge") return "aws-p5en";
-    return {};
-}
-
 std::vector<std::string_view> views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
 // The accepted range of every numeric key (README, "Accepted ranges"). Bounds come from
@@ -107,7 +96,7 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.parallelism.zero", 0, 1e9, ""},  // 0..3, with its own message
     {"workload.parallelism.virtual_stages", 1, 128, ""},
     // Cluster: 65,536 GPUs (the largest published training clusters hold about 100,000).
-    {"cluster.gpus", 1, 65536, "GPUs"},
+    {"cluster.gpus", 1, net::max_gpus, "GPUs"},
     {"cluster.nodes", 1, 8192, "nodes"},
     {"cluster.gpus_per_node", 1, 16, "GPUs"},
     {"cluster.inter_node.gbps_per_gpu", 1e-3, 1e5, "Gb/s"},
@@ -166,7 +155,7 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"lifecycle.budget_alert_fraction", 0, 1, ""},
     {"lifecycle.deadline_h", 1e-3, 1e6, "h"},
     {"elastic.schedule.from_h", 0, 1e6, "h"},
-    {"elastic.schedule.gpus", 1, 65536, "GPUs"},
+    {"elastic.schedule.gpus", 1, net::max_gpus, "GPUs"},
     {"elastic.repeat_h", 1e-3, 1e6, "h"},
 };
 
@@ -346,7 +335,7 @@ InstanceHardware instance_hardware(const Value& where, const std::string& provid
         where.fail("instance '" + instance + "' has " + row->gpu_label +
                    " GPUs, which the GPU catalog does not hold; give cluster 'gpu' and price it explicitly");
     return {provider, instance, *gpu, row->gpus_per_instance,
-            instance_topology(provider, instance)};
+            net::preset_for_instance(provider, instance)};
 }
 
 // "aws/p4de.24xlarge" -> provider and instance, each checked against the catalog.
@@ -409,7 +398,7 @@ ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>&
     if (o.has("nodes") && o.has("gpus")) o.at("nodes").fail("give either 'gpus' or 'nodes', not both");
     if (auto x = o.get("nodes")) {
         c.gpus = positive_int(*x) * c.gpus_per_node;
-        if (c.gpus > 65536) x->fail("expected at most 65536 GPUs in all, got " + str(c.gpus) + " (" + str(c.gpus_per_node) + " per node)");
+        if (c.gpus > net::max_gpus) x->fail("expected at most " + str(net::max_gpus) + " GPUs in all, got " + str(c.gpus) + " (" + str(c.gpus_per_node) + " per node)");
     } else if (auto y = o.get("gpus")) {
         c.gpus = positive_int(*y);
     } else {

@@ -22,7 +22,7 @@ void check_name(const std::string& option, const std::string& what, const std::s
     throw InputError(option, "", unknown_name_message(what, name, views));
 }
 
-bool is_commitment(std::string_view plan) { return plan != "on-demand" && plan != "spot" && plan != "preemptible"; }
+bool is_commitment(std::string_view plan) { return price::plan_kind(plan) == price::PlanKind::committed; }
 
 // A finite `value` in [low, high] (or (low, high] when `low_open`); else InputError naming `option`.
 void check_range(const char* option, double value, double low, bool low_open, double high, std::string_view what) {

@@ -165,3 +165,23 @@ double default_message_latency_us(Fabric fabric) {
 
 
 }  // namespace rentsim::net::detail
+
+namespace rentsim::net {
+
+// Instances whose node the presets describe: AWS documents p4d and p4de with the same node
+// (8 GPUs on NVSwitch, 4x 100 Gb/s EFA; p4de only doubles GPU memory; AWS EC2 P4 page,
+// read 2026-11), and p5 and p5en as the presets of their own names.
+std::string_view preset_for_instance(std::string_view provider, std::string_view instance) {
+    struct Row {
+        std::string_view provider, instance, preset;
+    };
+    static constexpr Row rows[] = {{"aws", "p4d.24xlarge", "aws-p4d"},
+                                   {"aws", "p4de.24xlarge", "aws-p4d"},
+                                   {"aws", "p5.48xlarge", "aws-p5"},
+                                   {"aws", "p5en.48xlarge", "aws-p5en"}};
+    for (const auto& r : rows)
+        if (r.provider == provider && r.instance == instance) return r.preset;
+    return {};
+}
+
+}  // namespace rentsim::net

@@ -16,7 +16,7 @@
 namespace rentsim::net {
 
 // The most GPUs a topology holds; build_topology refuses more (and fewer than 1).
-inline constexpr int kMaxGpus = 65536;
+inline constexpr int max_gpus = 65536;
 
 enum class Fabric { nvlink, pcie, infiniband, roce, efa, tcp };
 
@@ -33,7 +33,7 @@ struct FabricSpec {
 // given, replaces the preset's NICs by one NIC per GPU at `gbps_per_gpu`.
 struct TopologySpec {
     std::string preset;                   // empty or a preset name (see topology_presets())
-    int gpus = 1;                         // 1 .. kMaxGpus
+    int gpus = 1;                         // 1 .. max_gpus
     int gpus_per_node = 8;
     std::string gpu;                      // catalog GPU name, e.g. "a100-sxm4-80gb"
     std::string intra_node = "nvlink";    // "nvlink" or "pcie"
@@ -73,6 +73,9 @@ struct NodeDesign {
 
 // Presets by name, each with a one-line description.
 std::span<const PresetInfo> topology_presets();
+// The preset that describes a price-catalog instance's node and fabric (AWS p4d/p4de, p5,
+// p5en); empty when no preset does.
+std::string_view preset_for_instance(std::string_view provider, std::string_view instance);
 // The same presets, in the same order; values point into topology_presets().
 const Registry<const PresetInfo*>& topology_registry();
 

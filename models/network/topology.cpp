@@ -175,12 +175,12 @@ namespace {
 // The checks of build_from_design, made before resolving the node design so that they come first.
 void check_counts(int gpus, double oversubscription, int nodes_per_leaf) {
     check(gpus >= 1, fmt::format("gpus must be at least 1, got {}", gpus));
-    check(gpus <= kMaxGpus, fmt::format("gpus must be at most {}, got {}", kMaxGpus, gpus));
+    check(gpus <= max_gpus, fmt::format("gpus must be at most {}, got {}", max_gpus, gpus));
     check(oversubscription >= 1.0, fmt::format("oversubscription must be at least 1, got {}", oversubscription));
     check(std::isfinite(oversubscription), fmt::format("oversubscription must be finite, got {}", oversubscription));
     check(nodes_per_leaf >= 0, fmt::format("nodes_per_leaf must not be negative, got {}", nodes_per_leaf));
-    check(nodes_per_leaf <= kMaxGpus,
-          fmt::format("nodes_per_leaf must be at most {}, got {}", kMaxGpus, nodes_per_leaf));
+    check(nodes_per_leaf <= max_gpus,
+          fmt::format("nodes_per_leaf must be at most {}, got {}", max_gpus, nodes_per_leaf));
 }
 
 }  // namespace
@@ -194,9 +194,9 @@ Topology build_topology(const TopologySpec& spec) {
 Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription, int nodes_per_leaf) {
     check_counts(gpus, oversubscription, nodes_per_leaf);
     const int per_node = design.gpus_per_node;
-    check(per_node >= 1 && per_node <= kMaxGpus,
-          fmt::format("gpus_per_node must be between 1 and {}, got {}", kMaxGpus, per_node));
-    // gpus, per_node and nodes_per_leaf are at most kMaxGpus: the sums below stay far from INT_MAX.
+    check(per_node >= 1 && per_node <= max_gpus,
+          fmt::format("gpus_per_node must be between 1 and {}, got {}", max_gpus, per_node));
+    // gpus, per_node and nodes_per_leaf are at most max_gpus: the sums below stay far from INT_MAX.
     const int nodes = (gpus + per_node - 1) / per_node;
     check(nodes == 1 || design.nics > 0,
           fmt::format("{} gpus need {} nodes of {}; inter_node (fabric, gbps_per_gpu, latency_us) is required",
@@ -439,8 +439,8 @@ units::Seconds Topology::latency(int gpu_a, int gpu_b) const {
 }
 
 Topology Topology::with_nodes(int nodes) const {
-    check(nodes >= 1 && nodes <= kMaxGpus / design_.gpus_per_node,
-          fmt::format("with_nodes: {} nodes of {} GPUs is outside 1..{} GPUs", nodes, design_.gpus_per_node, kMaxGpus));
+    check(nodes >= 1 && nodes <= max_gpus / design_.gpus_per_node,
+          fmt::format("with_nodes: {} nodes of {} GPUs is outside 1..{} GPUs", nodes, design_.gpus_per_node, max_gpus));
     return build_from_design(design_, nodes * design_.gpus_per_node, 1.0, 0);
 }
 

@@ -84,7 +84,7 @@ public:
     units::Seconds latency(int gpu_a, int gpu_b) const;
 
     // The same node design with `nodes` full nodes on one non-blocking leaf; throws
-    // std::invalid_argument when that is under 1 or over kMaxGpus GPUs.
+    // std::invalid_argument when that is under 1 or over max_gpus GPUs.
     Topology with_nodes(int nodes) const;
     std::string describe() const;
 
@@ -112,13 +112,13 @@ private:
 
 // Builds the cluster. Throws std::invalid_argument with a message that names the bad field:
 // unknown preset (lists valid names, suggests the closest), unknown GPU, GPU without NVLink
-// asked for "nvlink", several nodes without inter_node, gpus outside 1..kMaxGpus, nodes_per_leaf
-// outside 0..kMaxGpus, oversubscription below 1 or not finite.
+// asked for "nvlink", several nodes without inter_node, gpus outside 1..max_gpus, nodes_per_leaf
+// outside 0..max_gpus, oversubscription below 1 or not finite.
 Topology build_topology(const TopologySpec& spec);
 
 // Resolves a spec to its node design without building the graph (same errors as build_topology).
 NodeDesign resolve_node_design(const TopologySpec& spec);
-// The same checks on gpus (1..kMaxGpus), oversubscription and nodes_per_leaf as build_topology.
+// The same checks on gpus (1..max_gpus), oversubscription and nodes_per_leaf as build_topology.
 Topology build_from_design(const NodeDesign& design, int gpus, double oversubscription,
                            int nodes_per_leaf);
 

@@ -141,8 +141,8 @@ TEST_CASE("the topology registry holds the presets in order and gives build_topo
 }
 
 TEST_CASE("gpus beyond what a topology holds are refused, not overflowed") {
-    CHECK(build_topology(preset("dgx-a100", kMaxGpus)).nodes() == kMaxGpus / 8);
-    for (int gpus : {0, -1, kMaxGpus + 1, 2147483647, -2147483647 - 1}) {
+    CHECK(build_topology(preset("dgx-a100", max_gpus)).nodes() == max_gpus / 8);
+    for (int gpus : {0, -1, max_gpus + 1, 2147483647, -2147483647 - 1}) {
         CAPTURE(gpus);
         CHECK_THROWS_AS(build_topology(preset("dgx-a100", gpus)), std::invalid_argument);
     }
@@ -153,8 +153,8 @@ TEST_CASE("gpus beyond what a topology holds are refused, not overflowed") {
     CHECK_THROWS_WITH_AS(build_from_design(design, 2147483647, 1.0, 0), doctest::Contains("at most 65536"),
                          std::invalid_argument);
     const Topology t = build_topology(preset("dgx-a100", 16));
-    CHECK(t.with_nodes(kMaxGpus / 8).gpus() == kMaxGpus);
-    CHECK_THROWS_AS(t.with_nodes(kMaxGpus / 8 + 1), std::invalid_argument);
+    CHECK(t.with_nodes(max_gpus / 8).gpus() == max_gpus);
+    CHECK_THROWS_AS(t.with_nodes(max_gpus / 8 + 1), std::invalid_argument);
     CHECK_THROWS_AS(t.with_nodes(2147483647), std::invalid_argument);
     CHECK_THROWS_AS(t.with_nodes(0), std::invalid_argument);
 }
@@ -164,13 +164,13 @@ TEST_CASE("leaf counts and oversubscription: huge or non-finite values are refus
     s.nodes_per_leaf = 2147483647;
     CHECK_THROWS_WITH_AS(build_topology(s), "nodes_per_leaf must be at most 65536, got 2147483647", std::invalid_argument);
     // More nodes per leaf than nodes: one leaf, as before.
-    s.nodes_per_leaf = kMaxGpus;
+    s.nodes_per_leaf = max_gpus;
     s.oversubscription = 2.0;
     CHECK(build_topology(s).leaves() == 1);
     s.nodes_per_leaf = 1;
-    s.gpus = kMaxGpus;
+    s.gpus = max_gpus;
     const Topology t = build_topology(s);
-    CHECK(t.leaves() == kMaxGpus / 8);
+    CHECK(t.leaves() == max_gpus / 8);
     // One node's 8 x 200 Gb/s NICs over an oversubscription of 2.
     CHECK(gbytes(t.leaf_uplink()) == doctest::Approx(100.0));
     s.oversubscription = std::numeric_limits<double>::infinity();
