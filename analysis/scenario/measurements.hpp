@@ -1,0 +1,38 @@
+// Measurement files read for calibration: rows in the layout of data/measured.csv (only
+// `role` = calibrate rows) or of the measurement script's CSV (models/compute/measure).
+// A row that is malformed raises InputError with the file, the line and the column; a row
+// the compute model does not describe is skipped with its reason.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/compute/gpu.hpp"
+#include "models/registry.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace rentsim::analysis {
+
+// What a calibration row measured.
+enum class RowKind { gemm, copy, elementwise, launch, step };
+const Registry<RowKind>& row_kind_registry();
+
+struct CalibrationRow {
+    std::string id;             // row id, or file:line
+    std::string gpu;
+    RowKind kind = RowKind::gemm;
+    compute::Precision precision = compute::Precision::fp32;
+    double m = 0, n = 0, k = 0, batch = 1;   // gemm
+    double bytes = 0;                        // copy, elementwise
+    std::shared_ptr<const work::Workload> model;  // step: the model measured
+    int micro_batch = 0, accumulation = 1;
+    double measured_s = 0;      // seconds per GEMM / copy / kernel, or per sample for steps
+};
+
+std::string gpu_family(const std::string& gpu);
+
+// Reads calibration rows for the family of `gpu` from the given files.
+std::vector<CalibrationRow> read_calibration_rows(const std::vector<std::string>& files, const std::string& gpu,
+                                                  std::vector<std::string>& skipped);
+}  // namespace rentsim::analysis
