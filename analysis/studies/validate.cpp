@@ -111,8 +111,9 @@ Scenario scenario_for(const CsvRow& row, const std::string& category) {
     }
 
     const int tp = std::max(1, int_cell(row, "tp")), pp = std::max(1, int_cell(row, "pp"));
-    const int dp = gpus / (tp * pp);
-    if (dp * tp * pp != gpus) throw Skip{"tp x pp does not divide the GPU count"};
+    const std::int64_t model_parallel = std::int64_t{tp} * pp;
+    if (gpus % model_parallel != 0) throw Skip{"tp x pp does not divide the GPU count"};
+    const int dp = static_cast<int>(gpus / model_parallel);
     d.set("workload.parallelism.tp", std::int64_t{tp}).set("workload.parallelism.pp", std::int64_t{pp});
     if (row.at("sequence_parallel") == "true") d.set("workload.parallelism.sequence_parallel", true);
     if (!row.at("recompute").empty()) d.set("workload.parallelism.recompute", row.at("recompute"));
@@ -285,10 +286,11 @@ ValidationReport validate_file(const std::string& path) {
     std::map<std::string, std::map<std::string, std::vector<double>>> errors;
     for (const CsvRow& row : table.rows) {
         ValidationRow v{row.at("id"), row.at("category"), row.at("role"), row.at("metric"), 0, 0, 0, ""};
-        const auto measured = row.number("value");
-        v.measured = measured.value_or(0);
         try {
+            const auto measured = row.number("value");
             if (!measured) throw Skip{"no measured value"};
+            if (!(*measured > 0)) throw Skip{"the measured value is not positive"};
+            v.measured = *measured;
             const std::string& c = v.category;
             if (c == "dle_throughput" || c == "dle_time_to_train" || c == "mlperf_time_to_train" ||
                 c == "megatron_scaling") {

@@ -6,6 +6,11 @@
 #include "analysis/scenario/csv.hpp"
 #include "analysis/studies/validate.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 using namespace rentsim;
 
 namespace {
@@ -39,4 +44,33 @@ TEST_CASE("error statistics: mean, median of an even count and maximum") {
     CHECK(s.mean_abs_error == doctest::Approx(0.25));
     CHECK(s.median_abs_error == doctest::Approx(0.25));
     CHECK(s.max_abs_error == doctest::Approx(0.4));
+}
+
+TEST_CASE("measurement rows with absurd shapes are skipped with their reasons, never run into the wall") {
+    namespace fs = std::filesystem;
+    const fs::path file = fs::temp_directory_path() / ("rentsim-absurd-rows-" + std::to_string(::getpid()) + ".csv");
+    const std::string header =
+        "id,role,category,model,layers,hidden,heads,seq_len,vocab,ffn_hidden,gpu,gpus,gpus_per_node,precision,batch_per_gpu,"
+        "global_batch,micro_batch,tp,pp,dp,sequence_parallel,recompute,zero,samples_to_train,metric,value,unit\n";
+    const std::string gpt = "check,megatron_scaling,gpt,";
+    {
+        std::ofstream out(file);
+        out << header
+            // tp = pp = 65536: their product overflowed an int (was a division by zero).
+            << "A1," << gpt << "24,2048,16,2048,51200,,a100-sxm4-80gb,64,8,fp16,,512,1,65536,65536,,,,,,tflops_per_gpu,100,TFLOP/s\n"
+            // micro_batch 2^31: not an int (was a division by zero).
+            << "A2," << gpt << "24,2048,16,2048,51200,,a100-sxm4-80gb,8,8,fp16,,512,2147483648,1,1,,,,,,tflops_per_gpu,100,TFLOP/s\n"
+            // layers 1e9: beyond the range of layers (was a hang).
+            << "A3," << gpt << "1000000000,2048,16,2048,51200,,a100-sxm4-80gb,8,8,fp16,,512,1,1,1,,,,,,tflops_per_gpu,100,TFLOP/s\n"
+            // A value of 10,000 digits (was an internal error).
+            << "A4," << gpt << "24,2048,16,2048,51200,,a100-sxm4-80gb,8,8,fp16,,512,1,1,1,,,,,,tflops_per_gpu,"
+            << std::string(4000, '9') << ",TFLOP/s\n";
+    }
+    const auto rep = analysis::validate_file(file.string());
+    fs::remove(file);
+    REQUIRE(rep.rows.size() == 4);
+    CHECK(rep.rows[0].skipped == "tp x pp does not divide the GPU count");
+    CHECK(rep.rows[1].skipped.starts_with("column 'micro_batch' is not a whole number in range"));
+    CHECK(rep.rows[2].skipped == "expected at most 4096 layers, got 1000000000");
+    CHECK(rep.rows[3].skipped.starts_with("column 'value': expected a finite number, got '9999"));
 }
