@@ -56,6 +56,22 @@ void BM_gpt3_175b_1024_a100(benchmark::State& state) {
 // Arg 0: on the cluster's network built once; arg 1: building the 1,024-GPU topology too.
 BENCHMARK(BM_gpt3_175b_1024_a100)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// The scenario compiler on the same scenario: parsing, checking every rule, building the
+// 175B model's layers and resolving the GPU, calibration and topology.
+void BM_compile_gpt3_175b(benchmark::State& state) {
+    const std::string text = R"({"schema": 1, "name": "bench",
+      "workload": {"model": "gpt3-175b", "precision": "fp16", "global_batch": 1536, "micro_batch": 1,
+                   "parallelism": {"tp": 8, "pp": 16, "dp": 8, "schedule": "1f1b", "recompute": "full"},
+                   "tokens": 300000000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 3.43}})";
+    for (auto _ : state) {
+        auto set = rentsim::analysis::parse_scenarios(text, "bench.json");
+        benchmark::DoNotOptimize(set);
+    }
+}
+BENCHMARK(BM_compile_gpt3_175b)->Unit(benchmark::kMicrosecond);
+
 // 90 epochs of ResNet-50 on ImageNet, 8 GPUs, read from object storage with a page cache
 // that holds a quarter of the dataset: a cold first epoch and warm later ones, each
 // fast-forwarded from its own periodic state (56,302 steps).
