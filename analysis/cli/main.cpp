@@ -1,19 +1,28 @@
 // rentsim: the command-line program. It parses arguments, calls the analysis library and
 // turns errors into exit statuses: 0 success, 1 standard output could not be written (other
-// than to a reader that closed it), 2 bad input, 3 internal error (a bug).
+// than to a reader that closed it), 2 bad input, 3 internal error (a bug), 130 and 143 a run
+// or sweep stopped by SIGINT or SIGTERM (its finished points kept for --resume).
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <span>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -51,10 +60,88 @@ struct RunOptions {
     int replications = 0;
     std::int64_t seed = -1;  // -1: the scenario's
     bool seed_given = false;
+    bool resume = false;     // finish an interrupted run from its journal
 };
 
+// Interruption of `run` and `sweep`. SIGINT and SIGTERM set stop_signal: the sweep takes no
+// further point, lets the running ones finish, keeps every finished point in its journal and
+// exits with 128 + the signal (130, 143). A second signal while points run abandons them at
+// once: the handler prints the line itself and calls _exit (the journal holds whole lines).
+std::atomic<int> stop_signal{0};
+std::atomic<int> abandon_armed{0};
+std::atomic<std::size_t> points_finished{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::size_t>::is_always_lock_free,
+              "the signal handler needs lock-free atomics");
+std::array<char, 2048> abandon_tail{};  // after the count: " of N points finished ...\n"
+std::size_t abandon_tail_size = 0;
+
+void write_stderr(const char* text, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(STDERR_FILENO, text, size);
+        if (n <= 0) return;
+        text += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+// Async-signal-safe: lock-free atomics, write() and _exit() only.
+void on_stop_signal(int sig) {
+    int first = 0;
+    if (stop_signal.compare_exchange_strong(first, sig) || abandon_armed.load() == 0) return;
+    static constexpr char head[] = "rentsim: interrupted again, running points abandoned: ";
+    write_stderr(head, sizeof head - 1);
+    char digits[24];
+    std::size_t at = sizeof digits;
+    std::size_t n = points_finished.load();
+    do {
+        digits[--at] = static_cast<char>('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    write_stderr(digits + at, sizeof digits - at);
+    write_stderr(abandon_tail.data(), abandon_tail_size);
+    ::_exit(128 + first);
+}
+
+void install_stop_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+std::string count_of_points(std::size_t n) { return n == 1 ? "1 point" : fmt::format("{} points", n); }
+
+// What an interrupted run says after its count of finished points: where they are kept.
+std::string kept_points_text(std::size_t points, std::size_t finished, const std::string& journal) {
+    if (journal.empty())
+        return fmt::format(" of {} finished; nothing was written (without --out or --csv there is nothing to resume)",
+                           count_of_points(points));
+    if (finished == 0) return fmt::format(" of {} finished; run the same command again", count_of_points(points));
+    return fmt::format(" of {} finished, kept in {}; run the same command with --resume to finish", count_of_points(points),
+                       journal);
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw analysis::InputError(path, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ea, eb;
+    const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea),
+               cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+    return ea || eb ? a == b : ca == cb;
+}
+
 // Every command writes its --out and --csv files before it prints: a reader that stops early
-// (`rentsim run x.json --out r.json | head -1`) must not cost the files.
+// (`rentsim run x.json --out r.json | head -1`) must not cost the files. With outputs, each
+// finished point goes to a journal beside the first (PointJournal) until the outputs are
+// written together (write_files_together); --resume runs only the points it lacks.
 int run_command(const RunOptions& o) {
     if (o.replications < 0 || o.replications > kMaxReplications)
         throw analysis::InputError("--replications", "",
@@ -64,14 +151,80 @@ int run_command(const RunOptions& o) {
                                    fmt::format("expected 0 (all cores) or 1 to {} threads, got {}", kMaxJobs, o.jobs));
     if (o.seed_given && o.seed < 0)
         throw analysis::InputError("--seed", "", fmt::format("expected a non-negative seed, got {}", o.seed));
+    if (o.resume && o.out.empty() && o.csv.empty())
+        throw analysis::InputError("--resume", "", "needs --out or --csv: an interrupted run's journal lies beside its output");
+    if (!o.out.empty() && !o.csv.empty() && same_file(o.out, o.csv))
+        throw analysis::InputError("--csv", "", "names the same file as --out");
     const auto set = analysis::load_scenarios(o.file);
     analysis::RunOptions options;
     options.replications = o.replications;
     if (o.seed >= 0) options.seed = static_cast<std::uint64_t>(o.seed);
     const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const auto results = analysis::run_all(set, jobs, options);
-    if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::results_to_json(results));
-    if (!o.csv.empty()) analysis::write_file_atomically(o.csv, analysis::results_to_csv(results));
+    const std::size_t n = set.points.size();
+
+    std::optional<analysis::PointJournal> journal;
+    analysis::SweepControl control;
+    control.stop = [] { return stop_signal.load() != 0; };
+    control.finished = [&journal](std::size_t i, const analysis::Result& r) {
+        if (journal) journal->append(i, r);
+        ++points_finished;
+    };
+    if (!o.out.empty() || !o.csv.empty()) {
+        journal.emplace(analysis::PointJournal::path_for(o.out.empty() ? o.csv : o.out),
+                        analysis::point_input_hashes(set, read_text(o.file), options), o.resume);
+        // The journal's lock makes this run the only one writing these outputs.
+        for (const std::string* output : {&o.out, &o.csv})
+            if (!output->empty()) analysis::remove_stale_temporaries(*output);
+        control.done = journal->restored();
+        points_finished = journal->restored_count();
+    }
+    const std::string journal_path = journal ? journal->path() : std::string();
+    // Before an error's own message: the points it does not cost.
+    const auto note_kept_points = [&] {
+        if (journal && journal->points() > 0)
+            std::cerr << fmt::format("rentsim: the run stopped on the error below; {} finished before it, kept in {} "
+                                     "(pass --resume to use them)\n",
+                                     count_of_points(journal->points()), journal_path);
+    };
+
+    const std::string tail = kept_points_text(n, n, journal_path) + "\n";
+    abandon_tail_size = std::min(tail.size(), abandon_tail.size());
+    std::copy_n(tail.begin(), abandon_tail_size, abandon_tail.begin());
+    abandon_armed = 1;
+    std::vector<std::optional<analysis::Result>> points;
+    try {
+        points = analysis::run_points(set, jobs, options, std::move(control));
+    } catch (...) {
+        abandon_armed = 0;
+        note_kept_points();
+        throw;
+    }
+    abandon_armed = 0;
+    const auto finished =
+        static_cast<std::size_t>(std::count_if(points.begin(), points.end(), [](const auto& p) { return p.has_value(); }));
+    if (finished < n) {
+        std::cerr << "rentsim: interrupted: " << finished << kept_points_text(n, finished, journal_path) << "\n";
+        return 128 + stop_signal.load();
+    }
+
+    std::vector<analysis::Result> results;
+    results.reserve(n);
+    for (auto& p : points) results.push_back(std::move(*p));
+    std::vector<analysis::OutputFile> outputs;
+    if (!o.out.empty()) outputs.push_back({o.out, analysis::results_to_json(results)});
+    if (!o.csv.empty()) outputs.push_back({o.csv, analysis::results_to_csv(results)});
+    try {
+        if (!outputs.empty()) analysis::write_files_together(outputs);
+    } catch (...) {
+        note_kept_points();
+        throw;
+    }
+    if (journal) journal->remove();
+    if (const int sig = stop_signal.load(); sig != 0) {
+        std::cerr << fmt::format("rentsim: interrupted: {} finished{}\n", n == 1 ? "the point" : "all " + count_of_points(n),
+                                 outputs.empty() ? "" : " and the outputs are written");
+        return 128 + sig;
+    }
     std::cout << analysis::format_results_text(results);
     return 0;
 }
@@ -284,6 +437,8 @@ int main(int argc, char** argv) {
         cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
         cmd->add_option("--replications", o.replications, "independent replications of the run's random events");
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
+        cmd->add_flag("--resume", o.resume,
+                      "finish an interrupted run: reuse the finished points of its journal (beside --out, else --csv)");
         return cmd;
     };
     RunOptions run, sweep;
@@ -346,6 +501,7 @@ int main(int argc, char** argv) {
     sweep.seed_given = sweep_cmd->count("--seed") > 0;
     col.gpus_given = col_cmd->count("--gpus") > 0;
     be.purchase_given = be_cmd->count("--purchase-usd") > 0;
+    if (*run_cmd || *sweep_cmd) install_stop_handlers();
     for (const char* name : {"--depreciation-years", "--power-kw", "--pue", "--usd-per-kwh", "--ops-usd-per-year"})
         if (be.owning_option.empty() && be_cmd->count(name) > 0) be.owning_option = name;
     try {
