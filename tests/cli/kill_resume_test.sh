@@ -4,11 +4,12 @@
 # whole files remain, that SIGINT and SIGTERM leave no temporary and exit with 130 and 143, and
 # that --resume gives files and a table byte-identical to an uninterrupted run's, removing what
 # a SIGKILL left behind (the journal, and a temporary planted as a kill mid-write leaves it).
-#   kill_resume_test.sh RENTSIM SCENARIO WORKDIR
+#   kill_resume_test.sh RENTSIM SCENARIO WORKDIR [REPLICATIONS]
+# REPLICATIONS (default 300) sets how long a run takes: fewer in slow (sanitizer) builds.
 set -u
-rentsim=$1 scenario=$2 work=$3
+rentsim=$1 scenario=$2 work=$3 replications=${4:-300}
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-args=(run "$scenario" -j 2 --replications 300)
+args=(run "$scenario" -j 2 --replications "$replications")
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
