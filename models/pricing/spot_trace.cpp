@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -91,9 +92,13 @@ SpotTrace parse_count_trace(std::string_view text, std::string name) {
         int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0, n = 0;
         char tail = 0;
         if (std::sscanf(line.c_str(), "%d-%d-%d, %d:%d:%d, %d%c", &y, &mo, &d, &h, &mi, &se, &n, &tail) != 7 || mo < 1 ||
-            mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 || n < 0)
+            mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60 || n < 0 ||
+            y < 1970 || y > 2200 || line.size() > 64)
             throw std::invalid_argument("spot trace '" + name + "' line " + std::to_string(line_no) +
-                                        ": expected 'YYYY-MM-DD, HH:MM:SS, N'");
+                                        ": expected 'YYYY-MM-DD, HH:MM:SS, N' (year 1970 to 2200)");
+        if (n > max_trace_instances)
+            throw std::invalid_argument("spot trace '" + name + "' line " + std::to_string(line_no) + ": expected at most " +
+                                        std::to_string(max_trace_instances) + " instances, got " + std::to_string(n));
         const std::int64_t t = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
                                h * 3600 + mi * 60 + se;
         readings.push_back({t, n});
@@ -104,6 +109,13 @@ SpotTrace parse_count_trace(std::string_view text, std::string name) {
     if (readings.empty()) return tr;
     const std::int64_t t0 = readings.front().t;
     int alive = readings.front().n;
+    // Each change of the count is one event per instance: bound their number before expanding.
+    std::int64_t changes = 0;
+    for (std::size_t i = 1; i < readings.size(); ++i) changes += std::abs(readings[i].n - readings[i - 1].n);
+    if (changes > max_trace_events)
+        throw std::invalid_argument("spot trace '" + tr.name + "': " + std::to_string(changes) +
+                                    " instance arrivals and removals; at most " + std::to_string(max_trace_events) +
+                                    " are replayed");
     for (const auto& r : readings) {
         const units::Seconds at = units::seconds(static_cast<double>(r.t - t0));
         for (; alive > r.n; --alive) tr.events.push_back({at, false, "", alive});

@@ -9,6 +9,7 @@
 //   preemptible VMs, us-east1-b, 2021-12-11/12, 27 h, 17 to 64 alive).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,11 @@ struct SpotTrace {
 
     int removals() const;
 };
+
+// A count trace holds at most this many instances alive, and at most this many arrivals
+// and removals in all (each is an event of the replay).
+inline constexpr int max_trace_instances = 100000;
+inline constexpr std::int64_t max_trace_events = 10000000;
 
 // Throws std::invalid_argument naming the line on a malformed record.
 SpotTrace parse_bamboo_trace(std::string_view text, std::string name);
