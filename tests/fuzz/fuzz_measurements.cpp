@@ -11,7 +11,7 @@
 
 #include "analysis/scenario/csv.hpp"
 #include "analysis/scenario/input_error.hpp"
-#include "analysis/studies/calibrate.hpp"
+#include "analysis/scenario/measurements.hpp"
 #include "fuzz_target.hpp"
 
 namespace {

@@ -1,7 +1,9 @@
 // Fuzz target: nccl-tests style sizes (analysis::parse_size_range, analysis::sizes_in).
-// Expected: std::invalid_argument from the parser. A parsed range must be finite whole bytes;
-// ranges of more than max_sizes sizes (by MIN x FACTOR^i <= MAX) are not enumerated. Checks
-// that the sizes start at MIN, stay within MAX, rise, and are whole bytes.
+// Expected: std::invalid_argument from the parser. Checks the documented results: a parsed range
+// lies within [kMinSizeBytes, kMaxSizeBytes] with FACTOR above 1; its sizes (at most kMaxSizes)
+// start at MIN, stay within MAX, rise, and are whole bytes. A range of more than max_sizes sizes
+// by MIN x FACTOR^i <= MAX (fewer than sizes_in gives, which rounds down) fails before it is
+// enumerated.
 #include <cmath>
 #include <stdexcept>
 #include <string_view>
@@ -23,10 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const double lo = r.min.value, hi = r.max.value;
-    RENTSIM_FUZZ_CHECK(std::isfinite(lo) && std::isfinite(hi), "a size of infinitely many bytes was accepted");
-    RENTSIM_FUZZ_CHECK(lo >= 0 && lo <= hi && r.factor > 1, "an invalid range was accepted");
-    if (lo > 0 && std::log(hi / lo) / std::log(r.factor) + 1 > max_sizes) return 0;
+    RENTSIM_FUZZ_CHECK(lo >= kMinSizeBytes && lo <= hi && hi <= kMaxSizeBytes, "a range beyond the size limits was accepted");
+    RENTSIM_FUZZ_CHECK(std::isfinite(r.factor) && r.factor > 1, "a factor that is not finite and above 1 was accepted");
+    RENTSIM_FUZZ_CHECK(std::log(hi / lo) / std::log(r.factor) + 1 <= max_sizes, "a range of too many sizes was accepted");
     const auto sizes = sizes_in(r);
+    RENTSIM_FUZZ_CHECK(sizes.size() <= kMaxSizes, "more than kMaxSizes sizes");
     RENTSIM_FUZZ_CHECK(!sizes.empty() && sizes.front().value == lo, "the sizes do not start at MIN");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         const double b = sizes[i].value;
