@@ -73,9 +73,12 @@ std::vector<CatalogRow> parse_catalog(std::string_view text) {
         r.instance = f[1];
         r.gpu = f[2];
         r.gpu_label = f[3];
-        r.gpus_per_instance = static_cast<int>(number(f[4], line_no, "gpus_per_instance"));
-        if (r.gpus_per_instance < 1)
-            throw std::invalid_argument("catalog line " + std::to_string(line_no) + ": gpus_per_instance must be >= 1");
+        // Checked as a number before it becomes an int: 1 to 72 (a GB200 NVL72 rack).
+        const double gpus = number(f[4], line_no, "gpus_per_instance");
+        if (!(gpus >= 1 && gpus <= 72) || gpus != std::floor(gpus))
+            throw std::invalid_argument("catalog line " + std::to_string(line_no) +
+                                        ": gpus_per_instance must be a whole number from 1 to 72");
+        r.gpus_per_instance = static_cast<int>(gpus);
         r.vcpus = number(f[5], line_no, "vcpus");
         r.ram_gb = number(f[6], line_no, "ram_gb");
         r.network_gbps = number(f[7], line_no, "network_gbps");
