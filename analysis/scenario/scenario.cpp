@@ -536,7 +536,7 @@ DataSpec parse_data(const Value& v, const data::Instance* implied_instance) {
             at.fail("staging 'copy-to-nvme' needs an 'instance' with local NVMe" +
                     (inst ? "; '" + std::string(inst->name) + "' has none (EBS only)" : std::string()));
     }
-    if (d.source && d.source->kind == data::SourceKind::local_nvme && !d.source->gbps && (!inst || inst->nvme_drives == 0))
+    if (d.source && d.source->kind == data::SourceKind::local_nvme && d.source->gbps == 0 && (!inst || inst->nvme_drives == 0))
         o.at("source").fail("source 'local-nvme' needs 'gbps', or an 'instance' with local NVMe");
     return d;
 }
@@ -841,8 +841,8 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
                       " per node; the cluster has " + str(s.cluster.gpus_per_node) + " x " + std::string(gpu.name));
     }
     if (d.source || d.staging != Staging::none) {
-        const double sample_bytes = d.sample_bytes ? d.sample_bytes : d.sample_kind->stored_bytes.value;
-        const double dataset = d.dataset_bytes ? d.dataset_bytes : w.dataset_samples * sample_bytes;
+        const double sample_bytes = d.sample_bytes > 0 ? d.sample_bytes : d.sample_kind->stored_bytes.value;
+        const double dataset = d.dataset_bytes > 0 ? d.dataset_bytes : w.dataset_samples * sample_bytes;
         if (dataset <= 0)
             at_pointer(j, "/data", src)
                 .fail("a 'source' needs the dataset size: give 'dataset_bytes', or 'dataset_samples' with 'epochs' in "
@@ -915,8 +915,10 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
     if (!root.is_object()) Value(root, "", src).fail("expected a scenario object, got " + std::string(root.is_array() ? "an array" : root.dump()));
 
     const auto apply_overrides = [&](Json& j, JsonSource& at) {
-        for (const auto& [key, value] : overrides)
-            std::visit([&](const auto& x) { at.remap[set_dotted(j, key, Json(x))] = "override " + key; }, value);
+        for (const auto& o : overrides) {
+            const std::string& key = o.first;
+            std::visit([&](const auto& x) { at.remap[set_dotted(j, key, Json(x))] = "override " + key; }, o.second);
+        }
     };
     ScenarioSet set;
     if (!root.contains("sweep")) {
@@ -987,8 +989,10 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
 
 Scenario compile_scenario(const ScenarioDraft& draft) {
     Json j = Json::object();
-    for (const auto& [key, value] : draft.keys)
-        std::visit([&](const auto& x) { set_dotted(j, key, Json(x)); }, value);
+    for (const auto& k : draft.keys) {
+        const std::string& key = k.first;
+        std::visit([&](const auto& x) { set_dotted(j, key, Json(x)); }, k.second);
+    }
     const JsonSource src{draft.file, {}, scenario_ranges_table};
     return parse_one(j, src);
 }
