@@ -39,9 +39,9 @@ InputPlan plan_input(const Scenario& s, int gpus, int micro, int dp, TrainingPla
     const data::SampleKind& kind = *d.sample_kind;
     const data::Instance* inst = d.instance;
     const int node_gpus = std::min(gpus, s.cluster.gpus_per_node);
-    in.sample_bytes = d.sample_bytes ? d.sample_bytes : kind.stored_bytes.value;
+    in.sample_bytes = d.sample_bytes > 0 ? d.sample_bytes : kind.stored_bytes.value;
     in.tensor_bytes = d.gpu_decode ? in.sample_bytes : kind.tensor_bytes.value * (in.sample_bytes / kind.stored_bytes.value);
-    in.cpu_s = d.samples_per_s_per_worker ? 1.0 / d.samples_per_s_per_worker : kind.cpu_s_per_sample(d.gpu_decode).value;
+    in.cpu_s = d.samples_per_s_per_worker > 0 ? 1.0 / d.samples_per_s_per_worker : kind.cpu_s_per_sample(d.gpu_decode).value;
     plan.batch_build = ns(units::seconds(micro * in.cpu_s));
     if (d.gpu_decode) {
         const sim::Time decode = ns(units::seconds(micro * kind.gpu_decode_s.value));
@@ -50,8 +50,8 @@ InputPlan plan_input(const Scenario& s, int gpus, int micro, int dp, TrainingPla
     }
     const int vcpus = d.vcpus ? d.vcpus : inst ? inst->vcpus : 0;
     in.cores = vcpus ? std::max(1, vcpus / node_gpus) : 0;
-    const double ram_gib = d.host_ram_gib ? d.host_ram_gib : inst ? inst->ram_gib : 0.0;
-    const double ingress_gbps = d.ingress_gbps ? d.ingress_gbps : inst ? inst->network_gbps : 0.0;
+    const double ram_gib = d.host_ram_gib > 0 ? d.host_ram_gib : inst ? inst->ram_gib : 0.0;
+    const double ingress_gbps = d.ingress_gbps > 0 ? d.ingress_gbps : inst ? inst->network_gbps : 0.0;
 
     auto& st = plan.stages;
     st.enabled = true;
@@ -63,13 +63,13 @@ InputPlan plan_input(const Scenario& s, int gpus, int micro, int dp, TrainingPla
         const auto source_of = [&](const SourceSpec& spec) {
             data::Source src = data::default_source(spec.kind);
             if (spec.kind == data::SourceKind::local_nvme && inst && inst->nvme_drives) src.bandwidth = inst->nvme_bandwidth();
-            if (spec.gbps) src.bandwidth = units::gbits_per_s(spec.gbps);
+            if (spec.gbps > 0) src.bandwidth = units::gbits_per_s(spec.gbps);
             if (spec.latency_ms >= 0) src.latency = units::seconds(spec.latency_ms * 1e-3);
             if (spec.max_concurrency) src.max_concurrency = spec.max_concurrency;
             return src;
         };
         data::Source src = source_of(*d.source);
-        const double dataset = d.dataset_bytes ? d.dataset_bytes : s.workload.dataset_samples * in.sample_bytes;
+        const double dataset = d.dataset_bytes > 0 ? d.dataset_bytes : s.workload.dataset_samples * in.sample_bytes;
         units::BytesPerSecond ingress = units::gbits_per_s(ingress_gbps);
         const bool staged = d.staging == Staging::copy_to_nvme;
         if (staged) {
@@ -86,7 +86,7 @@ InputPlan plan_input(const Scenario& s, int gpus, int micro, int dp, TrainingPla
         // A worker issues its requests one after another: one per sample, or one per
         // `request_bytes` when samples are packed into larger objects (shards).
         const double requests_per_sample =
-            d.source->request_bytes && !staged ? in.sample_bytes / d.source->request_bytes : 1.0;
+            d.source->request_bytes > 0 && !staged ? in.sample_bytes / d.source->request_bytes : 1.0;
         const double latency_per_sample = src.latency.value * requests_per_sample;
         st.cold_latency = ns(units::seconds(micro * latency_per_sample));
         st.warm_latency = ns(units::seconds(micro * latency_per_sample * (1.0 - hit)));
