@@ -31,7 +31,7 @@ struct InputPlan {
 // One training step at one GPU count: its layout, costs, memory and the trainer's plan
 // (input pipeline included).
 struct StepPlan {
-    int gpus = 0, tp = 1, pp = 1, dp = 1;
+    int gpus = 0, tp = 1, pp = 1, cp = 1, dp = 1;
     int global_batch = 0;           // samples per optimizer step
     int micro_batch = 0;
     int micro_steps = 0;            // gradient-accumulation steps per optimizer step

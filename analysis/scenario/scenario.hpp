@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/compute/framework.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/compute/gpu_model.hpp"
 #include "models/compute/step.hpp"
@@ -23,6 +24,7 @@
 #include "models/pricing/spot_trace.hpp"
 #include "models/units.hpp"
 #include "models/workloads/workload.hpp"
+#include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
 
@@ -32,12 +34,19 @@ using price::PlanKind;
 
 struct Parallelism {
     int tp = 1, pp = 1;
-    int dp = 1;                      // resolved: gpus / (tp x pp) at the cluster's size
+    int cp = 1;                      // context parallelism: each sequence split over cp GPUs (ring attention)
+    int dp = 1;                      // resolved: gpus / (tp x pp x cp) at the cluster's size
     bool sequence_parallel = false;  // resolved: only with tp > 1
     compute::Recompute recompute = compute::Recompute::none;
     int zero = 0;                    // ZeRO stage 0..3
     int virtual_stages = 1;          // interleaved pipeline stages per GPU
     Schedule schedule = Schedule::one_f_one_b;
+    // Overlaps, from the framework profile unless the scenario sets them.
+    bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
+    bool overlap_param_gather = false;  // ZeRO-1/3 parameter all-gathers prefetched behind compute
+    bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
+
+    int model_parallel() const { return tp * pp * cp; }
 };
 
 struct WorkloadSpec {
@@ -48,7 +57,11 @@ struct WorkloadSpec {
     int global_batch = 0;          // samples per optimizer step (with micro_batch)
     int micro_batch = 0;
     units::Bytes bucket{25.0 * 1024 * 1024};  // gradient bucket (PyTorch DDP bucket_cap_mb, MiB)
-    bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (XLA, fused frameworks)
+    std::string framework{compute::default_framework};  // registry name of the framework profile
+    bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (profile or key)
+    bool tf32_matmul = false, tf32_conv = false;  // fp32 requests on TF32 tensor cores (profile or `tf32`)
+    compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
+    work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
     Parallelism parallelism;
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens

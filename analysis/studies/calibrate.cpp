@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <Eigen/Dense>
 
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/csv.hpp"
 #include "analysis/scenario/input_error.hpp"
+#include "analysis/studies/measured_row.hpp"
 #include "models/compute/step.hpp"
 #include "models/fit/levenberg_marquardt.hpp"
 #include "models/workloads/zoo.hpp"
@@ -18,7 +22,7 @@ using compute::Precision;
 
 // Parameter vector, in a transformed space where any real value is valid:
 // efficiencies through a logistic, positive quantities through exp.
-enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, n_params };
+enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, p_attn, n_params };
 
 // Weak priors, the starting point and the value of any parameter no row constrains:
 // large GEMMs reach about 80% of peak, convolutions a little less than a GEMM of the same
@@ -49,6 +53,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     c.mem_eff = logistic(x[p_mem]);
     c.kernel_overhead_s = std::exp(x[p_kernel]);
     c.step_overhead_s = std::exp(x[p_step]);
+    c.attention_eff = logistic(x[p_attn]);
     return c;
 }
 
@@ -60,7 +65,61 @@ Eigen::VectorXd prior_vector() {
     x[p_mem] = logit(prior_mem);
     x[p_kernel] = std::log(prior_kernel_s);
     x[p_step] = std::log(prior_step_s);
+    x[p_attn] = logit(compute::Calibration{}.attention_eff);
     return x;
+}
+
+// The nearest fitted family of a family without calibrate rows: the same vendor's closest
+// architecture (Turing's tensor cores are Volta's; CDNA3 is priced as Hopper, its peer part).
+const std::map<std::string, std::string, std::less<>> borrow_from{{"turing", "volta"}, {"cdna3", "hopper"}};
+
+std::string gpu_of_family(const std::string& family) {
+    for (const auto& g : compute::gpu_catalog())
+        if (g.family == family) return std::string(g.name);
+    return family;
+}
+
+// A training metric as seconds per unit, so that every row's residual is a log ratio of times.
+double seconds_per_unit(const std::string& metric, double value) {
+    return metric == "iteration_s" || metric == "time_to_train_s" ? value : 1.0 / value;
+}
+
+double training_metric_value(const std::string& metric, const Scenario& s, const Result& r) {
+    CsvRow row;
+    row.cells["metric"] = metric;
+    return training_metric(row, s, r);
+}
+
+// Calibrate training rows of the family (trust high and medium: low rows are not fitted),
+// each as the scenario it describes.
+void add_training_rows(const std::vector<std::string>& files, const std::string& family,
+                       std::vector<CalibrationRow>& rows, std::vector<std::string>& skipped) {
+    for (const auto& f : files) {
+        const CsvTable t = read_csv(f);
+        if (!t.has_column("role") || !t.has_column("metric")) continue;  // the measurement script's CSV
+        for (const CsvRow& r : t.rows) {
+            if (r.at("role") != "calibrate" || !is_training_row(r) || r.at("trust") == "low") continue;
+            const std::string& gpu = r.at("gpu");
+            if (gpu.empty() || gpu_family(gpu) != family) continue;
+            const std::string id = r.at("id");
+            try {
+                const auto value = r.number("value");
+                if (!value || !(*value > 0)) throw RowSkip{"no positive value"};
+                CalibrationRow row;
+                row.id = id;
+                row.gpu = gpu;
+                row.kind = RowKind::step;
+                row.metric = r.at("metric");
+                row.scenario = std::make_shared<const Scenario>(compile_scenario(training_draft(r)));
+                row.measured_s = seconds_per_unit(row.metric, *value);
+                rows.push_back(std::move(row));
+            } catch (const RowSkip& k) {
+                skipped.push_back(id + ": " + k.reason);
+            } catch (const InputError& e) {
+                skipped.push_back(id + ": " + e.message());
+            }
+        }
+    }
 }
 
 // Per-row predicted time, for the row's own GPU part with the shared efficiencies.
@@ -70,6 +129,12 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
     if (spec.peak_tflops[1] == spec.peak_tflops[0]) c.matmul_eff[1] = c.matmul_eff[0];
     c.gpu = row.gpu;
     const compute::GpuModel gpu(spec, c);
+    if (row.scenario) {
+        // The row's scenario under the trial calibration: a copy differing only there.
+        Scenario s = *row.scenario;
+        s.cluster.calibration = c;
+        return seconds_per_unit(row.metric, training_metric_value(row.metric, s, run_scenario(s)));
+    }
     switch (row.kind) {
         case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
         case RowKind::copy:
@@ -95,6 +160,18 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
     (void)compute::find_gpu(gpu);
     FitReport rep;
     rep.rows = read_calibration_rows(files, gpu, rep.skipped);
+    add_training_rows(files, gpu_family(gpu), rep.rows, rep.skipped);
+    std::string borrowed;
+    if (rep.rows.empty()) {
+        // A family without calibrate rows takes the fit of its nearest fitted family: the
+        // rows of that family, each predicted on its own part.
+        if (const auto it = borrow_from.find(gpu_family(gpu)); it != borrow_from.end()) {
+            const std::string donor = gpu_of_family(it->second);
+            rep.rows = read_calibration_rows(files, donor, rep.skipped);
+            add_training_rows(files, it->second, rep.rows, rep.skipped);
+            borrowed = it->second;
+        }
+    }
     if (rep.rows.empty())
         throw InputError(files.empty() ? std::string() : files.front(), "",
                          "no calibrate rows for the " + gpu_family(gpu) + " family of GPU '" + gpu + "'");
@@ -131,7 +208,10 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
     rep.calibration.date = date;
     std::string from;
     for (const auto& f : files) from += (from.empty() ? "" : ", ") + f;
-    rep.calibration.fitted_from = from + " (" + std::to_string(rep.rows.size()) + " rows of the " + gpu_family(gpu) + " family)";
+    rep.calibration.fitted_from =
+        borrowed.empty() ? from + " (" + std::to_string(rep.rows.size()) + " rows of the " + gpu_family(gpu) + " family)"
+                         : from + " (" + std::to_string(rep.rows.size()) + " rows of the " + borrowed + " family, borrowed: no calibrate rows of the " +
+                               gpu_family(gpu) + " family)";
     double ss = 0;
     for (const auto& row : rep.rows) {
         const double p = predict(row, rep.calibration);

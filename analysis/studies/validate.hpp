@@ -14,23 +14,39 @@ namespace rentsim::analysis {
 
 struct ValidationRow {
     std::string id, category, role, metric;
+    std::string trust;       // high, medium or low (empty column: high)
+    std::string gpu;         // the row's GPU, empty for CPU rows
+    std::string kind;        // what was predicted: the model name, "spec", "gemm" or "collective"
     double measured = 0;
     double predicted = 0;
     double error = 0;        // predicted / measured - 1 (signed fraction)
+    bool fits = true;        // training rows: the memory model says the run fits its GPUs
     std::string skipped;     // empty when predicted; otherwise the reason
 };
 
 struct ErrorStats {
     int n = 0;
-    double mean_abs_error = 0, median_abs_error = 0, max_abs_error = 0;  // fractions
+    double mean_abs_error = 0, median_abs_error = 0, p90_abs_error = 0, max_abs_error = 0;  // fractions
 };
 
+using ErrorSummary = std::map<std::string, std::map<std::string, ErrorStats>>;  // group -> role -> stats
+
+// Scores count rows of trust high and medium only (the data README's advice); `by_trust`
+// reports every level, low included, for what it is worth.
 struct ValidationReport {
     std::vector<ValidationRow> rows;  // in file order
     // category -> role (calibrate, check) -> statistics of |error| over predicted rows;
     // the category "all" holds every category together.
-    std::map<std::string, std::map<std::string, ErrorStats>> summary;
+    ErrorSummary summary;
+    ErrorSummary by_family;           // GPU architecture family (GpuSpec::family) -> role -> stats
+    ErrorSummary by_trust;            // trust level -> role -> stats
+    int check_rows = 0;               // scored check rows
+    int check_predicted = 0;          // of which predicted
+    int check_misfits = 0;            // of which the memory model says would not fit
 };
+
+// The architecture family of a catalog GPU ("other" outside the catalog).
+std::string gpu_family_of(const std::string& gpu);
 
 ErrorStats error_stats(std::vector<double> abs_errors);
 
