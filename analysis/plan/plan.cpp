@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "models/compute/gpu_model.hpp"
 #include "models/data/pipeline.hpp"
@@ -146,6 +148,16 @@ std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
     return bounds;
 }
 
+double critical_path_s(const TrainingPlan& plan) {
+    sim::Time t = (plan.micro_steps - 1) * plan.micro_fwd_bwd + plan.pipeline_bubble + plan.last_fwd;
+    sim::Time comm_end = 0;
+    for (std::size_t b = 0; b < plan.bucket_bwd.size() && b < plan.bucket_comm.size(); ++b) {
+        t += plan.bucket_bwd[b];
+        comm_end = std::max(t, comm_end) + plan.bucket_comm[b];
+    }
+    return sim::to_seconds(std::max(t, comm_end) + plan.optimizer + plan.step_overhead);
+}
+
 net::Network cluster_network(const Scenario& s) { return net::Network(net::build_topology(s.cluster.topology)); }
 
 net::Network cluster_network(const Scenario& s, int gpus) {
@@ -154,9 +166,20 @@ net::Network cluster_network(const Scenario& s, int gpus) {
     return net::Network(net::build_topology(t));
 }
 
-StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout) {
     const auto& w = s.workload;
-    const auto& par = w.parallelism;
+    Parallelism par = w.parallelism;
+    int micro_given = w.micro_batch;
+    if (layout) {
+        par.tp = layout->tp;
+        par.pp = layout->pp;
+        par.cp = layout->cp;
+        par.virtual_stages = layout->virtual_stages;
+        par.sequence_parallel = layout->sequence_parallel && layout->tp > 1;
+        par.recompute = layout->recompute;
+        par.zero = layout->zero;
+        micro_given = layout->micro_batch;
+    }
     const compute::GpuSpec& gpu_spec = *s.cluster.gpu;
     const compute::GpuModel gpu(gpu_spec, s.cluster.calibration);
     const work::Workload& model = w.graph;
@@ -175,12 +198,15 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     // Batch layout: samples per optimizer step, micro-batch, gradient accumulation.
     int micro = 0, micro_steps = 0;
     if (w.batch_per_gpu) {
-        micro = w.micro_batch ? w.micro_batch : w.batch_per_gpu;
+        micro = micro_given ? micro_given : w.batch_per_gpu;
         micro_steps = w.batch_per_gpu / micro;
         r.global_batch = w.batch_per_gpu * dp;
     } else {
-        micro = w.micro_batch;
-        micro_steps = w.global_batch / (dp * micro);
+        // A searched scenario planned without a layout (a caller other than the run layer)
+        // has no micro-batch: it gets 1 and at least one micro-step, the loader's rules
+        // having been left to the search.
+        micro = micro_given ? micro_given : 1;
+        micro_steps = std::max(1, w.global_batch / (dp * micro));
         r.global_batch = w.global_batch;
     }
     r.micro_batch = micro;
@@ -209,10 +235,17 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     // node), then data-parallel, then pipeline stages.
     std::vector<int> dp_ranks;
     for (int i = 0; i < replicas; ++i) dp_ranks.push_back(i * par.tp);
+    // Gradient buckets of identical blocks have identical sizes: each (op, size) is priced
+    // once per step plan (thousands of buckets for a 175B model; the layout search plans
+    // thousands of candidates).
+    std::map<std::pair<net::Collective, double>, net::CollectiveEstimate> dp_priced;
     const auto dp_collective = [&](net::Collective op, double bytes) {
         if (replicas <= 1 || bytes <= 0) return net::CollectiveEstimate{};
-        return par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
-                          : network.collective(op, units::Bytes{bytes}, replicas, algorithm);
+        const auto [it, fresh] = dp_priced.try_emplace({op, bytes});
+        if (fresh)
+            it->second = par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
+                                    : network.collective(op, units::Bytes{bytes}, replicas, algorithm);
+        return it->second;
     };
     // Ring attention (context parallelism): in forward each rank passes its K and V block
     // round the cp ranks in cp - 1 steps; backward passes K, V and their gradients. Each step
@@ -313,10 +346,11 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
     units::Seconds gather_exposed{};
+    // Every ZeRO-3 implementation prefetches (FSDP's BACKWARD_PRE and forward prefetch,
+    // DeepSpeed's stage3_prefetch_bucket_size); `overlap_param_gather` is ZeRO-1/2's switch.
     if (par.zero >= 3 && replicas > 1) {
         const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
-        if (!par.overlap_param_gather) gather_exposed = gather;
-        else if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
+        if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
     }
     micro_comm += gather_exposed;
     // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
@@ -416,10 +450,11 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     return r;
 }
 
-JobPlan plan_job(const Scenario& s, const net::Network& network) {
+JobPlan plan_job(const Scenario& s, const net::Network& network, const Layout* layout) {
     JobPlan job;
-    job.step = plan_step(s, s.cluster.gpus, network);
-    for (const auto& st : s.elastic.schedule) job.elastic.push_back(plan_step(s, st.gpus, cluster_network(s, st.gpus)));
+    job.step = plan_step(s, s.cluster.gpus, network, layout);
+    for (const auto& st : s.elastic.schedule)
+        job.elastic.push_back(plan_step(s, st.gpus, cluster_network(s, st.gpus), layout));
 
     const auto& pr = s.pricing;
     const auto& lc = s.lifecycle;
@@ -447,7 +482,7 @@ JobPlan plan_job(const Scenario& s, const net::Network& network) {
     plan.staging = sim::ceil_seconds(lc.staging.value + job.step.input.staging.value);
 
     // Checkpoint: one copy of the weights and the optimizer state, undoing ZeRO sharding.
-    const int zero = s.workload.parallelism.zero;
+    const int zero = layout ? layout->zero : s.workload.parallelism.zero;
     const double replicas = static_cast<double>(job.step.dp) * job.step.cp;
     const double weight_shard = zero >= 3 ? replicas : 1.0;
     const double state_shard = zero >= 1 ? replicas : 1.0;

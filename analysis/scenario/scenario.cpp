@@ -203,20 +203,44 @@ const Registry<bool>& activations() {
     return r;
 }
 
+// `parallelism`: "auto", an object {"auto": true, "objective", overlap switches}, or a layout
+// object. With auto, every key the search chooses is refused: a search that must respect a
+// fixed tp is a different question, and the user would not see which keys it kept.
 Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Framework& fw) {
-    Object o(v, {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule",
-                 "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"});
     Parallelism p;
     p.zero = fw.zero;
     p.overlap_grad_reduce = fw.overlap_grad_reduce;
     p.overlap_param_gather = fw.overlap_param_gather;
     p.tp_comm_overlap = fw.tp_comm_overlap;
-    if (auto x = o.get("tp")) p.tp = positive_int(*x);
-    if (auto x = o.get("pp")) p.pp = positive_int(*x);
-    if (auto x = o.get("cp")) p.cp = positive_int(*x);
+    if (!v.is_object()) {
+        constexpr std::string_view forms[] = {"auto"};
+        const std::string objects = "an object {tp, pp, cp, dp, ...} giving the layout, or {\"auto\": true, \"objective\": "
+                                    "\"time\" or \"cost\"}";
+        if (!v.is_string()) v.fail("expected \"auto\" or " + objects + ", got " + v.json().dump());
+        const std::string text = v.as_string();
+        const std::string shown = text.size() > max_quoted_value ? text.substr(0, max_quoted_value) + "..." : text;
+        if (text != "auto") v.fail(unknown_name_message("parallelism", shown, forms) + " (or " + objects + ")");
+        p.search = true;
+        return p;
+    }
+    Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages",
+                 "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"});
+    if (auto x = o.get("auto")) p.search = x->as_bool();
     if (auto x = o.get("overlap_grad_reduce")) p.overlap_grad_reduce = x->as_bool();
     if (auto x = o.get("overlap_param_gather")) p.overlap_param_gather = x->as_bool();
     if (auto x = o.get("tp_comm_overlap")) p.tp_comm_overlap = x->as_bool();
+    if (p.search) {
+        for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"})
+            if (o.has(key))
+                o.at(key).fail("'" + std::string(key) + "' is chosen by the layout search (\"auto\": true); drop it, or drop "
+                               "'auto' and give the whole layout");
+        if (auto x = o.get("objective")) p.objective = x->as(layout_objective_registry());
+        return p;
+    }
+    if (auto x = o.get("objective")) x->fail("'objective' steers the layout search: it needs \"auto\": true");
+    if (auto x = o.get("tp")) p.tp = positive_int(*x);
+    if (auto x = o.get("pp")) p.pp = positive_int(*x);
+    if (auto x = o.get("cp")) p.cp = positive_int(*x);
     if (auto x = o.get("dp")) dp_given = positive_int(*x);
     if (auto x = o.get("sequence_parallel")) p.sequence_parallel = x->as_bool();
     if (auto x = o.get("recompute")) p.recompute = x->as(recompute_modes());
@@ -267,7 +291,9 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
     return work::gpt(s, std::string(p->name));
 }
 
-WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k) {
+// `elastic_given`: the scenario has an elastic schedule, which keeps an omitted `parallelism`
+// data parallel (the layout search plans one cluster size).
+WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
                  "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
                  "parallelism", "dataset_samples", "epochs", "samples", "tokens"});
@@ -345,17 +371,6 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k) {
     const bool global = o.has("global_batch");
     if (per_gpu && global) o.at("global_batch").fail("give either 'batch_per_gpu' or 'global_batch', not both");
     if (!per_gpu && !global) o.value().fail("missing batch size: give 'batch_per_gpu', or 'global_batch' with 'micro_batch'");
-    if (per_gpu) {
-        w.batch_per_gpu = positive_int(o.at("batch_per_gpu"));
-        if (auto x = o.get("micro_batch")) {
-            w.micro_batch = positive_int(*x);
-            if (w.batch_per_gpu % w.micro_batch != 0)
-                x->fail("expected a divisor of batch_per_gpu (" + str(w.batch_per_gpu) + "), got " + str(w.micro_batch));
-        }
-    } else {
-        w.global_batch = positive_int(o.at("global_batch"));
-        w.micro_batch = positive_int(o.at("micro_batch"));
-    }
     const auto& frameworks = compute::framework_registry();
     if (auto x = o.get("framework")) w.framework = x->as_name(frameworks.what(), frameworks.names());
     const compute::Framework& fw = frameworks.get(w.framework);
@@ -367,6 +382,27 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k) {
     else {
         const Json none = Json::object();  // the profile's defaults
         w.parallelism = parse_parallelism(Value(none, "/parallelism", v.source()), dp_given, fw);
+        // A GPT-family model given by its global batch, without a layout: the layout search
+        // chooses one (a 70B model has no data-parallel layout that fits).
+        w.parallelism.search = (is_gpt || is_preset) && global && !elastic_given;
+    }
+    const bool search = w.parallelism.search;
+    if (per_gpu) {
+        // The search keeps the samples per step fixed while dp varies: only models without
+        // model parallelism (dp = GPUs) keep batch_per_gpu fixed too.
+        if (search && !is_vision)
+            o.at("batch_per_gpu").fail("the layout search (\"parallelism\": \"auto\") varies dp: give 'global_batch' "
+                                       "(samples per optimizer step) instead of 'batch_per_gpu'");
+        w.batch_per_gpu = positive_int(o.at("batch_per_gpu"));
+        if (auto x = o.get("micro_batch")) {
+            w.micro_batch = positive_int(*x);
+            if (w.batch_per_gpu % w.micro_batch != 0)
+                x->fail("expected a divisor of batch_per_gpu (" + str(w.batch_per_gpu) + "), got " + str(w.micro_batch));
+        }
+    } else {
+        w.global_batch = positive_int(o.at("global_batch"));
+        // With the search the micro-batch is one of its variables, fixed only when given.
+        if (auto x = o.get("micro_batch"); x || !search) w.micro_batch = positive_int(o.at("micro_batch"));
     }
     if (auto x = o.get("bucket_mb")) w.bucket = units::bytes(x->as_positive_number() * 1024 * 1024);
     if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
@@ -873,7 +909,7 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     if (auto x = o.get("seed")) s.seed = static_cast<std::uint64_t>(x->as_nonnegative_int());
     int dp_given = 0;
     GptShapeKeys shape;
-    s.workload = parse_workload(o.at("workload"), dp_given, shape);
+    s.workload = parse_workload(o.at("workload"), dp_given, shape, o.has("elastic"));
     s.pricing = parse_pricing(o.at("pricing"));
     std::optional<InstanceHardware> priced;
     if (!s.pricing.instance.empty())
@@ -968,7 +1004,11 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
         at_pointer(j, "/workload/parallelism/dp", src)
             .fail("expected tp x pp x cp x dp = gpus (" + str(s.cluster.gpus) + "), got " + str(dp_given * model_parallel));
     par.dp = s.cluster.gpus / model_parallel;
-    check_layout(s, s.cluster.gpus, at_pointer(j, "/cluster/gpus", src), j, src, false);
+    // The search checks its candidates' layouts itself (analysis/plan/layout.hpp).
+    if (par.search && !s.elastic.schedule.empty())
+        at_pointer(j, "/workload/parallelism", src)
+            .fail("the layout search plans one cluster size: give the layout (tp, pp, ...) for an elastic schedule");
+    if (!par.search) check_layout(s, s.cluster.gpus, at_pointer(j, "/cluster/gpus", src), j, src, false);
 
     // Each elastic step is a cluster of its own size: whole nodes, a fabric across nodes,
     // and a parallel layout that holds.
@@ -1006,6 +1046,13 @@ std::string set_dotted(Json& j, const std::string& dotted, const Json& value) {
 }
 
 }  // namespace
+
+const Registry<LayoutObjective>& layout_objective_registry() {
+    static const Registry<LayoutObjective> r{"layout objective",
+                                             {{"time", LayoutObjective::time, "the fastest optimizer step"},
+                                              {"cost", LayoutObjective::cost, "the cheapest run: time x GPUs x price"}}};
+    return r;
+}
 
 std::span<const NumberRange> scenario_number_ranges() { return scenario_ranges_table; }
 

@@ -22,6 +22,7 @@
 #include "models/network/network.hpp"
 #include "models/pricing/catalog.hpp"
 #include "models/pricing/spot_trace.hpp"
+#include "models/registry.hpp"
 #include "models/units.hpp"
 #include "models/workloads/workload.hpp"
 #include "models/workloads/zoo.hpp"
@@ -32,7 +33,19 @@ enum class Schedule { one_f_one_b, gpipe };
 enum class Staging { none, copy_to_nvme };
 using price::PlanKind;
 
+// What the layout search minimises: one optimizer step's time, or the run's cost (time x
+// GPUs x price); ties go to the other (analysis/plan/layout.hpp).
+enum class LayoutObjective { time, cost };
+const Registry<LayoutObjective>& layout_objective_registry();
+
+// The parallel layout. With `search` ("parallelism": "auto", or {"auto": true}, or a GPT-family
+// model with `global_batch`, no `parallelism` block and no elastic schedule) the run layer
+// chooses tp, pp, virtual stages, cp, dp, micro-batch, recomputation and ZeRO stage with the
+// layout search; the fields below then hold their defaults (all 1) and only the overlap
+// switches and the schedule are the scenario's.
 struct Parallelism {
+    bool search = false;
+    LayoutObjective objective = LayoutObjective::time;
     int tp = 1, pp = 1;
     int cp = 1;                      // context parallelism: each sequence split over cp GPUs (ring attention)
     int dp = 1;                      // resolved: gpus / (tp x pp x cp) at the cluster's size
@@ -55,7 +68,7 @@ struct WorkloadSpec {
     compute::Precision precision = compute::Precision::fp32;
     int batch_per_gpu = 0;         // samples per GPU per optimizer step (data-parallel form)
     int global_batch = 0;          // samples per optimizer step (with micro_batch)
-    int micro_batch = 0;
+    int micro_batch = 0;           // 0 only with a layout search that chooses it
     units::Bytes bucket{25.0 * 1024 * 1024};  // gradient bucket (PyTorch DDP bucket_cap_mb, MiB)
     std::string framework{compute::default_framework};  // registry name of the framework profile
     bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (profile or key)

@@ -32,6 +32,11 @@ enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kern
 constexpr double prior_eff = 0.8, prior_conv = 0.8, prior_mem = 0.8, prior_kfill = 128.0, prior_kernel_s = 5e-6,
                  prior_step_s = 1e-3;
 constexpr double prior_weight = 0.1;
+// The host's time per step outside kernels (the optimizer's launches, the batch hand-off,
+// the Python loop) is a few milliseconds in PyTorch training loops; held close to its prior
+// so that it cannot absorb what the step model misses on large steps (a 100 ms "overhead"
+// would then slow every small step).
+constexpr double step_prior_weight = 2.0;
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double logit(double p) { return std::log(p / (1.0 - p)); }
@@ -79,6 +84,18 @@ std::string gpu_of_family(const std::string& family) {
     return family;
 }
 
+// Rows of one family come from different software stacks; a group that the model does not
+// describe (a slower fork, an unusual batch) must not pull every efficiency with it. The fit
+// minimises the Cauchy loss c^2 log(1 + (r / c)^2) of each log residual r, written as a
+// residual for least squares (Black and Rangarajan 1996; Triggs et al. 2000, Sec. 6.8): it is
+// r for small r and grows only logarithmically beyond c.
+constexpr double robust_scale = 0.15;  // log residual at which a row starts to count less (about 15%)
+
+double robust(double r) {
+    const double c = robust_scale;
+    return std::copysign(c * std::sqrt(std::log1p((r / c) * (r / c))), r);
+}
+
 // A training metric as seconds per unit, so that every row's residual is a log ratio of times.
 double seconds_per_unit(const std::string& metric, double value) {
     return metric == "iteration_s" || metric == "time_to_train_s" ? value : 1.0 / value;
@@ -102,9 +119,12 @@ void add_training_rows(const std::vector<std::string>& files, const std::string&
             const std::string& gpu = r.at("gpu");
             if (gpu.empty() || gpu_family(gpu) != family) continue;
             const std::string id = r.at("id");
+            // A value that is not a positive number is an error in the file, never a row to skip.
+            const auto value = r.number("value");
+            if (!value || !(*value > 0) || !std::isfinite(*value))
+                throw InputError(f, "line " + std::to_string(r.line),
+                                 "column 'value': expected a positive number, got '" + r.at("value").substr(0, 32) + "'");
             try {
-                const auto value = r.number("value");
-                if (!value || !(*value > 0)) throw RowSkip{"no positive value"};
                 CalibrationRow row;
                 row.id = id;
                 row.gpu = gpu;
@@ -184,9 +204,10 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
         const auto c = to_calibration(x, gpu);
         for (Eigen::Index i = 0; i < n_rows; ++i) {
             const auto& row = rep.rows[static_cast<std::size_t>(i)];
-            r[static_cast<std::size_t>(i)] = std::log(predict(row, c) / row.measured_s);
+            r[static_cast<std::size_t>(i)] = robust(std::log(predict(row, c) / row.measured_s));
         }
-        for (int j = 0; j < n_params; ++j) r[static_cast<std::size_t>(n_rows + j)] = prior_weight * (x[j] - prior[j]);
+        for (int j = 0; j < n_params; ++j)
+            r[static_cast<std::size_t>(n_rows + j)] = (j == p_step ? step_prior_weight : prior_weight) * (x[j] - prior[j]);
         return r;
     };
 

@@ -37,7 +37,9 @@ int int_cell(const CsvRow& row, const std::string& col) {
 void cluster_for(const CsvRow& row, const compute::GpuSpec& gpu, int gpus, ScenarioDraft& d) {
     const std::string name(gpu.name);
     d.set("cluster.gpu", name).set("cluster.gpus", std::int64_t{gpus});
-    const int per_node = std::max(1, int_cell(row, "gpus_per_node"));
+    // No stated node size: the row's GPUs are one machine (Lambda's benchmarks run on one
+    // workstation or server).
+    const int per_node = row.number("gpus_per_node") ? std::max(1, int_cell(row, "gpus_per_node")) : gpus;
     std::string topology;
     if (name.starts_with("v100-sxm2")) topology = "dgx1-v100";
     else if (name.starts_with("a100-sxm4")) topology = "dgx-a100";

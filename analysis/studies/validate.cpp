@@ -36,9 +36,9 @@ struct TrainingPrediction {
     bool fits = true;
 };
 
-TrainingPrediction training_prediction(const CsvRow& row) {
+TrainingPrediction training_prediction(const CsvRow& row, const Overrides& what_if) {
     try {
-        const Scenario s = compile_scenario(training_draft(row));
+        const Scenario s = compile_scenario(training_draft(row, what_if));
         const Result r = run_scenario(s);
         return {training_metric(row, s, r), r.fits};
     } catch (const RowSkip& k) {
@@ -162,7 +162,7 @@ std::string gpu_family_of(const std::string& gpu) {
     return g ? std::string(g->family) : std::string("other");
 }
 
-ValidationReport validate_file(const std::string& path) {
+ValidationReport validate_file(const std::string& path, const Overrides& what_if) {
     const CsvTable table = read_csv(path);
     for (const char* col : {"id", "role", "category", "metric", "value"})
         if (!table.has_column(col)) throw InputError(path, "line 1", std::string("missing column '") + col + "'");
@@ -188,7 +188,7 @@ ValidationReport validate_file(const std::string& path) {
             v.measured = *measured;
             // By what the row measured, never by where it came from (its category).
             if (is_training_row(row)) {
-                const TrainingPrediction t = training_prediction(row);
+                const TrainingPrediction t = training_prediction(row, what_if);
                 v.predicted = t.value;
                 v.fits = t.fits;
                 v.kind = row.at("model");
@@ -254,6 +254,82 @@ ValidationReport validate_file(const std::string& path) {
         if (v.skipped.empty() && !v.fits) ++rep.check_misfits;
     }
     return rep;
+}
+
+namespace {
+
+// One mechanism switched off: the keys that switch it off, applied to every training row.
+struct Ablation {
+    std::string_view mechanism;
+    Overrides keys;
+};
+
+std::vector<Ablation> ablations() {
+    return {{"FlashAttention (unfused attention everywhere)", {{"workload.attention", std::string("unfused")}}},
+            {"fused elementwise kernels (all unfused)", {{"workload.fused_elementwise", false}}},
+            {"TF32 for fp32 requests (off)", {{"workload.tf32", false}}},
+            {"NCHW transposes (NHWC everywhere)", {{"workload.conv_layout", std::string("nhwc")}}},
+            {"gradient reduction overlapped with backward (off)", {{"workload.parallelism.overlap_grad_reduce", false}}},
+            {"framework profiles (all rows as pytorch-ddp)", {{"workload.framework", std::string("pytorch-ddp")}}}};
+}
+
+}  // namespace
+
+std::string validation_markdown(const ValidationReport& rep) {
+    std::string o = fmt::format("Check rows of trust high and medium: {} of {} predicted ({:.1f}%); {} of them the memory "
+                                "model says would not fit.\n\n",
+                                rep.check_predicted, rep.check_rows,
+                                rep.check_rows ? 100.0 * rep.check_predicted / rep.check_rows : 0.0, rep.check_misfits);
+    const auto table = [&](std::string_view title, const ErrorSummary& summary) {
+        o += fmt::format("| {} | role | rows | median | mean | p90 | max |\n|---|---|---|---|---|---|---|\n", title);
+        for (const auto& [group, roles] : summary)
+            for (const auto& [role, st] : roles) {
+                const bool bold = group == "all" && role == "check";
+                const std::string_view b = bold ? "**" : "";
+                o += fmt::format("| {}{}{} | {}{}{} | {}{}{} | {}{:.1f}%{} | {:.1f}% | {:.1f}% | {:.1f}% |\n", b, group, b, b,
+                                 role, b, b, st.n, b, b, st.median_abs_error * 100, b, st.mean_abs_error * 100,
+                                 st.p90_abs_error * 100, st.max_abs_error * 100);
+            }
+        o += "\n";
+    };
+    table("category", rep.summary);
+    table("GPU family", rep.by_family);
+    return o;
+}
+
+std::string ablation_markdown(const std::string& path) {
+    const ValidationReport base = validate_file(path);
+    std::map<std::string, double> base_error;
+    for (const auto& v : base.rows)
+        if (v.role == "check" && v.trust != "low" && v.skipped.empty() && v.kind != "spec" && v.kind != "gemm" &&
+            v.kind != "collective")
+            base_error[v.id] = std::abs(v.error);
+    std::vector<double> all;
+    for (const auto& [id, e] : base_error) all.push_back(e);
+    const ErrorStats b = error_stats(all);
+    std::string o = "| mechanism switched off | rows changed | median | mean | p90 |\n|---|---|---|---|---|\n";
+    o += fmt::format("| none (the model as shipped) | {} | {:.1f}% | {:.1f}% | {:.1f}% |\n", b.n, b.median_abs_error * 100,
+                     b.mean_abs_error * 100, b.p90_abs_error * 100);
+    for (const auto& a : ablations()) {
+        const ValidationReport r = validate_file(path, a.keys);
+        // The same rows as the baseline: a row the switch makes unpredictable counts at its
+        // baseline error, so that the columns compare like with like.
+        std::map<std::string, double> changed;
+        for (const auto& v : r.rows)
+            if (base_error.contains(v.id) && v.skipped.empty()) changed[v.id] = std::abs(v.error);
+        std::vector<double> e;
+        int n = 0;
+        for (const auto& [id, err] : base_error) {
+            const auto it = changed.find(id);
+            const double now = it == changed.end() ? err : it->second;
+            e.push_back(now);
+            n += now != err ? 1 : 0;
+        }
+        const ErrorStats st = error_stats(e);
+        o += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {:.1f}% |\n", a.mechanism, n, st.median_abs_error * 100,
+                         st.mean_abs_error * 100, st.p90_abs_error * 100);
+    }
+    return o;
 }
 
 std::string validation_text(const ValidationReport& rep) {

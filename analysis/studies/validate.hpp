@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scenario/scenario.hpp"
+
 namespace rentsim::analysis {
 
 struct ValidationRow {
@@ -51,7 +53,16 @@ std::string gpu_family_of(const std::string& gpu);
 ErrorStats error_stats(std::vector<double> abs_errors);
 
 // Throws InputError naming the file and line on unreadable input.
-ValidationReport validate_file(const std::string& path);
+// `what_if` keys (dotted scenario keys) are applied to every training row: ablations.
+ValidationReport validate_file(const std::string& path, const Overrides& what_if = {});
+
+// The README's validation tables: check rows predicted, then errors by category and by GPU
+// family (trust high and medium).
+std::string validation_markdown(const ValidationReport& report);
+
+// The README's ablation table: the check rows' error (trust high and medium, training rows)
+// with each mechanism switched off in turn, the calibration unchanged.
+std::string ablation_markdown(const std::string& path);
 
 // A table per row and per category (console), and `{"schema": 1, "rows": [...], "summary": {...}}`.
 std::string validation_text(const ValidationReport& report);

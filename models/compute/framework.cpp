@@ -42,7 +42,7 @@ const Registry<Framework>& framework_registry() {
         "framework",
         {entry("pytorch-ddp", "PyTorch eager with DistributedDataParallel: unfused kernels, SDPA flash attention in decoders, NCHW, TF32 for convolutions only",
                {false, true, false, false, true, L::nchw, 0, false, true, false,
-                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward"}),
+                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step"}),
          entry("nvidia-dle", "NVIDIA DeepLearningExamples recipes (NGC containers): NHWC, DALI, TF32 on, unfused elementwise",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "NVIDIA DeepLearningExamples READMEs and configs (memory format nhwc in mixed precision; NGC TF32 default)"}),

@@ -27,7 +27,7 @@ struct Framework {
     bool tf32_conv = false;           // fp32 convolutions run on TF32 tensor cores where the GPU has them
     ConvLayout conv_layout = ConvLayout::nchw;
     int zero = 0;                     // ZeRO/FSDP stage when the scenario gives none (0..3)
-    bool overlap_param_gather = false;  // parameter all-gathers prefetched behind compute
+    bool overlap_param_gather = false;  // ZeRO-1/2 parameter all-gathers behind the next forward (ZeRO-3 always prefetches)
     bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
     bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
     std::string_view source;          // where each default comes from, and when it was read

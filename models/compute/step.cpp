@@ -27,7 +27,10 @@ double selective_dropped(const work::Op& op, double elem_b) {
     return op.saved_elems + op.saved_mask_elems / elem_b;  // softmax output, dropout mask
 }
 
-bool tensor_core(Precision p) { return p != Precision::fp32; }
+// 16-bit and fp8 convolutions run on tensor cores in NHWC only: cuDNN transposes NCHW
+// tensors around them. TF32 has NCHW tensor-core kernels of its own (cuDNN 8 release notes;
+// Lambda's NCHW TF32 ResNet-50 runs as fast as NVIDIA's NHWC one).
+bool transposed_for_tensor_cores(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
 
 }  // namespace
 
@@ -77,7 +80,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             // and of its output gradient (backward).
             Seconds extra_fwd{}, extra_bwd{};
             const double tp_div = op.tp != work::TpSplit::none && cfg.tp > 1 ? tp : 1.0;
-            if (op.cls == work::OpClass::conv && cfg.conv_layout == ConvLayout::nchw && tensor_core(p)) {
+            if (op.cls == work::OpClass::conv && cfg.conv_layout == ConvLayout::nchw && transposed_for_tensor_cores(p)) {
                 const Bytes t{2.0 * op.fwd_elems * cfg.micro_batch * elem_b};
                 extra_fwd = gpu.stream_time(t);
                 extra_bwd = gpu.stream_time(t * 2.0);

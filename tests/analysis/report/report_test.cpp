@@ -157,6 +157,8 @@ TEST_CASE("every accessor gives a value of its field's kind") {
             case Kind::string: return std::holds_alternative<std::string>(v);
             case Kind::nullable_number: return null || std::holds_alternative<double>(v);
             case Kind::nullable_integer: return null || integer;
+            case Kind::nullable_string: return null || std::holds_alternative<std::string>(v);
+            case Kind::counts: return null || std::holds_alternative<analysis::Counts>(v);
             case Kind::epochs: return false;
         }
         return false;
