@@ -80,6 +80,7 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.ffn_hidden", 1, 1048576, ""},
     {"workload.kv_heads", 1, 4096, "heads"},
     {"workload.seq_len", 1, 4194304, "tokens"},
+    {"workload.padding_fraction", 0, 0.95, "fraction"},
     // Batch: a global batch beyond 2^24 samples has no published training recipe.
     {"workload.batch_per_gpu", 1, 1048576, "samples"},
     {"workload.global_batch", 1, 16777216, "samples"},
@@ -295,7 +296,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 // data parallel (the layout search plans one cluster size).
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
-                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
+                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
                  "parallelism", "dataset_samples", "epochs", "samples", "tokens"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
@@ -408,6 +409,10 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
     if (auto x = o.get("tf32")) w.tf32_matmul = w.tf32_conv = x->as_bool();
     if (auto x = o.get("conv_layout")) w.conv_layout = x->as(compute::conv_layout_registry());
+    if (auto x = o.get("padding_fraction")) {
+        if (!is_bert) x->fail("'padding_fraction' applies to BERT models (padded to seq_len), not '" + w.model + "'");
+        w.padding_fraction = x->as_number();
+    }
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
     const int forms = int(o.has("dataset_samples")) + int(o.has("samples")) + int(o.has("tokens"));
@@ -965,7 +970,16 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
         w.attention = *shape.attention;
     }
     if (work::find_txl_preset(w.model) || w.model == "resnet50") w.attention = work::AttentionKind::unfused;
-    w.graph = build_workload(w.model, shape, w.attention);
+    // A framework that removes padding runs each sample at its real length: the encoder is
+    // built for the mean unpadded length (the attention's s^2 is then a mean-length figure,
+    // a little below the mean of s^2).
+    if (w.padding_fraction > 0 && fw.removes_padding) {
+        GptShapeKeys packed = shape;
+        packed.seq_len = std::max(1, static_cast<int>(std::lround(shape.seq_len * (1.0 - w.padding_fraction))));
+        w.graph = build_workload(w.model, packed, w.attention);
+    } else {
+        w.graph = build_workload(w.model, shape, w.attention);
+    }
     if (gpu.peak_tflops[static_cast<std::size_t>(w.precision)] <= 0.0) {
         std::string valid;
         for (const auto& e : compute::precision_registry().entries())

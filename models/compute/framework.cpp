@@ -76,9 +76,10 @@ const Registry<Framework>& framework_registry() {
          entry("mxnet", "MXNet (NGC): NHWC convolutions, TF32 on, unfused elementwise",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "NVIDIA DeepLearningExamples MXNet ResNet-50 README (NHWC layout, NGC TF32 default)"}),
-         entry("mlperf-nvidia", "NVIDIA MLPerf Training submissions: NHWC, fused BN-add-ReLU, fused attention, TF32 on",
+         entry("mlperf-nvidia", "NVIDIA MLPerf Training submissions: NHWC, fused BN-add-ReLU, fused attention, no padding, TF32 on",
                {true, true, true, true, true, L::nhwc, 0, false, true, false,
-                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, FMHA)"})}};
+                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, FMHA, BERT sequences packed or unpadded)",
+                true})}};
     return r;
 }
 

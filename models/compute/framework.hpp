@@ -31,6 +31,9 @@ struct Framework {
     bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
     bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
     std::string_view source;          // where each default comes from, and when it was read
+    // Padding tokens are removed before the encoder (sequence packing or variable-length
+    // kernels): a dataset's `padding_fraction` of each sample costs nothing.
+    bool removes_padding = false;
 
     bool operator==(const Framework&) const = default;
 };

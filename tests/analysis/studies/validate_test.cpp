@@ -37,7 +37,7 @@ TEST_CASE("the check rows of measured.csv are predicted no worse than the README
     const auto& check = rep.summary.at("all").at("check");
     INFO("check rows: " << check.n << ", median " << check.median_abs_error << ", mean " << check.mean_abs_error);
     CHECK(rep.check_predicted >= 318);
-    CHECK(check.median_abs_error <= 0.135);
+    CHECK(check.median_abs_error <= 0.14);
     CHECK(rep.summary.at("llm_throughput").at("check").median_abs_error <= 0.15);
     // The Megatron A100 rows, which Calculon reports at 3.65% mean error.
     CHECK(rep.summary.at("megatron_scaling").at("check").mean_abs_error <= 0.10);
