@@ -135,8 +135,10 @@ TEST_CASE("the 2026 rows load with their source and date, and B200 and H100 NVL 
         CHECK(ri->price_per_hour == doctest::Approx(e.reserved_1y));
         CHECK(ri->price_per_hour < od->price_per_hour);
     }
-    for (const auto& [provider, instance] : {std::pair{"aws", "p6-b200.48xlarge"}, std::pair{"lambda", "gpu_8x_b200_sxm6"},
-                                             std::pair{"coreweave", "HGX B200 (8 GPU node)"}}) {
+    for (const auto& entry : {std::pair{"aws", "p6-b200.48xlarge"}, std::pair{"lambda", "gpu_8x_b200_sxm6"},
+                              std::pair{"coreweave", "HGX B200 (8 GPU node)"}}) {
+        const auto provider = entry.first;
+        const auto instance = entry.second;
         CAPTURE(instance);
         const auto* r = price::find_price(cat, provider, instance, "on-demand");
         REQUIRE(r != nullptr);

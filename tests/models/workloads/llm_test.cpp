@@ -276,7 +276,9 @@ TEST_CASE("MPT sizes match llm-foundry's benchmark table to the parameter") {
         {"mpt-3b", 2'651'837'440},       {"mpt-7b", 6'658'859'008},
         {"mpt-13b", 12'853'954'560},     {"mpt-30b", 29'975'214'080},
         {"mpt-70b", 64'862'437'376}};
-    for (const auto& [name, published] : table) {
+    for (const auto& entry : table) {
+        const auto name = entry.first;
+        const auto published = entry.second;
         CAPTURE(name);
         CHECK(preset(name).params() == published);
     }

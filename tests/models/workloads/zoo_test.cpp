@@ -145,7 +145,9 @@ TEST_CASE("GPT-3 sizes match Table 2.1 of the GPT-3 paper within 3%") {
         {"gpt3-125m", 125e6}, {"gpt3-350m", 350e6}, {"gpt3-760m", 760e6},
         {"gpt3-1.3b", 1.3e9}, {"gpt3-2.7b", 2.7e9}, {"gpt3-6.7b", 6.7e9},
         {"gpt3-13b", 13.0e9}, {"gpt3-175b", 175.0e9}};
-    for (const auto& [name, published] : table) {
+    for (const auto& entry : table) {
+        const auto name = entry.first;
+        const auto published = entry.second;
         const double params = preset(name).params();
         INFO(name << ": " << params);
         CHECK(rel_err(params, published) < 0.03);
@@ -158,7 +160,9 @@ TEST_CASE("Llama 2 sizes match the released models within 1.5%") {
     // parameters (6,738,415,616 / 13,015,864,320 / 68,976,648,192).
     const std::pair<std::string_view, double> table[] = {
         {"llama2-7b", 6.74e9}, {"llama2-13b", 13.0e9}, {"llama2-70b", 69.0e9}};
-    for (const auto& [name, published] : table) {
+    for (const auto& entry : table) {
+        const auto name = entry.first;
+        const auto published = entry.second;
         const double params = preset(name).params();
         INFO(name << ": " << params);
         CHECK(rel_err(params, published) < 0.015);
