@@ -345,8 +345,18 @@ int breakeven_command(BreakevenOptions o) {
     return 0;
 }
 
+// Memory, dense bf16 peak (fp16 where the GPU has no bf16) and whether the shipped calibration
+// was fitted from the GPU's own family's rows (analysis/run/accuracy.hpp).
 void list_gpus() {
-    for (const auto& g : compute::gpu_registry().entries()) fmt::print("{:<16} {}\n", g.name, g.description);
+    fmt::print("{:<16} {:>7} {:>11} {:<10} {}\n", "gpu", "memory", "bf16", "calibrated", "description");
+    for (const auto& g : compute::gpu_registry().entries()) {
+        const compute::GpuSpec& spec = *g.value;
+        const double bf16 = spec.peak_tflops[static_cast<std::size_t>(compute::Precision::bf16)];
+        const double fp16 = spec.peak_tflops[static_cast<std::size_t>(compute::Precision::fp16)];
+        const std::string peak = bf16 > 0 ? fmt::format("{:.0f}", bf16) : fmt::format("{:.0f} (fp16)", fp16);
+        fmt::print("{:<16} {:>3.0f} GiB {:>11} {:<10} {}\n", g.name, spec.memory_gib, peak,
+                   analysis::family_calibrated(g.name) ? "yes" : "no", g.description);
+    }
 }
 
 void list_models() {

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "models/compute/gpu_model.hpp"
 #include "models/data/pipeline.hpp"
@@ -146,6 +148,16 @@ std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
     return bounds;
 }
 
+double critical_path_s(const TrainingPlan& plan) {
+    sim::Time t = (plan.micro_steps - 1) * plan.micro_fwd_bwd + plan.pipeline_bubble + plan.last_fwd;
+    sim::Time comm_end = 0;
+    for (std::size_t b = 0; b < plan.bucket_bwd.size() && b < plan.bucket_comm.size(); ++b) {
+        t += plan.bucket_bwd[b];
+        comm_end = std::max(t, comm_end) + plan.bucket_comm[b];
+    }
+    return sim::to_seconds(std::max(t, comm_end) + plan.optimizer + plan.step_overhead);
+}
+
 net::Network cluster_network(const Scenario& s) { return net::Network(net::build_topology(s.cluster.topology)); }
 
 net::Network cluster_network(const Scenario& s, int gpus) {
@@ -154,29 +166,47 @@ net::Network cluster_network(const Scenario& s, int gpus) {
     return net::Network(net::build_topology(t));
 }
 
-StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout) {
     const auto& w = s.workload;
-    const auto& par = w.parallelism;
+    Parallelism par = w.parallelism;
+    int micro_given = w.micro_batch;
+    if (layout) {
+        par.tp = layout->tp;
+        par.pp = layout->pp;
+        par.cp = layout->cp;
+        par.virtual_stages = layout->virtual_stages;
+        par.sequence_parallel = layout->sequence_parallel && layout->tp > 1;
+        par.recompute = layout->recompute;
+        par.zero = layout->zero;
+        micro_given = layout->micro_batch;
+    }
     const compute::GpuSpec& gpu_spec = *s.cluster.gpu;
     const compute::GpuModel gpu(gpu_spec, s.cluster.calibration);
     const work::Workload& model = w.graph;
 
     StepPlan r;
     r.gpus = gpus;
-    const int dp = gpus / (par.tp * par.pp);
+    const int dp = gpus / par.model_parallel();
+    // Context-parallel ranks hold the same parameters: gradients are reduced, and ZeRO
+    // shards, over dp x cp ranks (Megatron-Core's data-parallel-with-context group).
+    const int replicas = dp * par.cp;
     r.tp = par.tp;
     r.pp = par.pp;
+    r.cp = par.cp;
     r.dp = dp;
 
     // Batch layout: samples per optimizer step, micro-batch, gradient accumulation.
     int micro = 0, micro_steps = 0;
     if (w.batch_per_gpu) {
-        micro = w.micro_batch ? w.micro_batch : w.batch_per_gpu;
+        micro = micro_given ? micro_given : w.batch_per_gpu;
         micro_steps = w.batch_per_gpu / micro;
         r.global_batch = w.batch_per_gpu * dp;
     } else {
-        micro = w.micro_batch;
-        micro_steps = w.global_batch / (dp * micro);
+        // A searched scenario planned without a layout (a caller other than the run layer)
+        // has no micro-batch: it gets 1 and at least one micro-step, the loader's rules
+        // having been left to the search.
+        micro = micro_given ? micro_given : 1;
+        micro_steps = std::max(1, w.global_batch / (dp * micro));
         r.global_batch = w.global_batch;
     }
     r.micro_batch = micro;
@@ -184,14 +214,19 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     r.iterations = static_cast<std::int64_t>(std::ceil(w.samples / r.global_batch - 1e-9));
 
     compute::StepConfig cfg;
-    cfg.micro_batch = micro;
+    // A context-parallel rank computes 1/cp of each sequence: every op, attention included
+    // (its queries attend to all keys), scales as a 1/cp share of the micro-batch.
+    cfg.micro_batch = static_cast<double>(micro) / par.cp;
     cfg.precision = w.precision;
     cfg.tp = par.tp;
     cfg.sequence_parallel = par.sequence_parallel;
-    cfg.dp = dp;
+    cfg.dp = replicas;
     cfg.zero = par.zero;
     cfg.fused_elementwise = w.fused_elementwise;
     cfg.recompute = par.recompute;
+    cfg.tf32_matmul = w.tf32_matmul;
+    cfg.tf32_conv = w.tf32_conv;
+    cfg.conv_layout = w.conv_layout;
     r.step = compute::plan_step(model, gpu, cfg);
     const compute::StepCost& step = r.step;
 
@@ -199,12 +234,31 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     // Megatron's rank order: tensor-parallel ranks adjacent (inside a node when tp <= GPUs per
     // node), then data-parallel, then pipeline stages.
     std::vector<int> dp_ranks;
-    for (int i = 0; i < dp; ++i) dp_ranks.push_back(i * par.tp);
+    for (int i = 0; i < replicas; ++i) dp_ranks.push_back(i * par.tp);
+    // Gradient buckets of identical blocks have identical sizes: each (op, size) is priced
+    // once per step plan (thousands of buckets for a 175B model; the layout search plans
+    // thousands of candidates).
+    std::map<std::pair<net::Collective, double>, net::CollectiveEstimate> dp_priced;
     const auto dp_collective = [&](net::Collective op, double bytes) {
-        if (dp <= 1 || bytes <= 0) return net::CollectiveEstimate{};
-        return par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
-                          : network.collective(op, units::Bytes{bytes}, dp, algorithm);
+        if (replicas <= 1 || bytes <= 0) return net::CollectiveEstimate{};
+        const auto [it, fresh] = dp_priced.try_emplace({op, bytes});
+        if (fresh)
+            it->second = par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
+                                    : network.collective(op, units::Bytes{bytes}, replicas, algorithm);
+        return it->second;
     };
+    // Ring attention (context parallelism): in forward each rank passes its K and V block
+    // round the cp ranks in cp - 1 steps; backward passes K, V and their gradients. Each step
+    // overlaps the attention compute of the block in hand, so only the excess is exposed
+    // (Liu et al. 2023, Ring Attention; Megatron-Core context parallelism).
+    units::Seconds ring_step{};
+    if (par.cp > 1 && model.heads > 0) {
+        const double head_dim = model.hidden / model.heads;
+        const double kv_block = 2.0 * (model.seq_len / par.cp) * model.kv_heads * head_dim * micro *
+                                compute::activation_bytes(w.precision) / par.tp;
+        const std::array<int, 2> pair{0, par.tp};
+        ring_step = network.collective(net::Collective::send_recv, units::Bytes{kv_block}, pair, algorithm).time;
+    }
 
     // Per layer, one micro-batch: compute plus the tensor-parallel collectives on the critical path.
     const std::size_t n_layers = step.layers.size();
@@ -215,6 +269,14 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
         const auto& l = step.layers[i];
         fwd[i] = l.fwd;
         bwd[i] = l.bwd;
+        if (ring_step.value > 0 && l.attention_fwd.value > 0) {
+            const units::Seconds ring = ring_step * static_cast<double>(par.cp - 1);
+            const units::Seconds f = ring > l.attention_fwd ? ring - l.attention_fwd : units::Seconds{};
+            const units::Seconds b = ring * 2.0 > l.attention_bwd ? ring * 2.0 - l.attention_bwd : units::Seconds{};
+            fwd[i] += f;
+            bwd[i] += b;
+            tp_comm[i] += f + b;
+        }
         if (par.tp <= 1 || l.tp_fwd_collectives + l.tp_bwd_collectives == 0) continue;
         if (l.tp_collective_bytes.value != cached_bytes) {
             cached_bytes = l.tp_collective_bytes.value;
@@ -224,10 +286,17 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
             else
                 cached_time = network.collective(net::Collective::all_reduce, l.tp_collective_bytes, par.tp).time;
         }
-        const units::Seconds f = cached_time * l.tp_fwd_collectives, b = cached_time * l.tp_bwd_collectives;
+        units::Seconds f = cached_time * l.tp_fwd_collectives, b = cached_time * l.tp_bwd_collectives;
+        if (par.tp_comm_overlap) {
+            // Transformer Engine's userbuffer overlap splits each all-gather / reduce-scatter
+            // into chunks pipelined with the GEMM that consumes or produces them: what the
+            // layer's compute cannot cover stays exposed.
+            f = f > l.fwd ? f - l.fwd : units::Seconds{};
+            b = b > l.bwd ? b - l.bwd : units::Seconds{};
+        }
         fwd[i] += f;
         bwd[i] += b;
-        tp_comm[i] = f + b;
+        tp_comm[i] += f + b;
     }
 
     // Pipeline stages: contiguous layers, balanced by time (the smallest largest stage).
@@ -256,7 +325,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     // Activations and gradients cross each stage boundary once per chunk and micro-batch.
     units::Seconds p2p{};
     if (par.pp > 1) {
-        const std::array<int, 2> pair{0, par.tp * dp};
+        const std::array<int, 2> pair{0, par.tp * replicas};
         p2p = network.collective(net::Collective::send_recv, step.layers.front().boundary_bytes, pair).time *
               par.virtual_stages;
     }
@@ -277,7 +346,9 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
     units::Seconds gather_exposed{};
-    if (par.zero >= 3 && dp > 1) {
+    // Every ZeRO-3 implementation prefetches (FSDP's BACKWARD_PRE and forward prefetch,
+    // DeepSpeed's stage3_prefetch_bucket_size); `overlap_param_gather` is ZeRO-1/2's switch.
+    if (par.zero >= 3 && replicas > 1) {
         const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
         if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
     }
@@ -311,7 +382,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     const auto close_bucket = [&] {
         plan.bucket_bwd.push_back(ns(bucket_time));
         units::Seconds comm{};
-        if (dp > 1 && bucket_bytes > 0) {
+        if (replicas > 1 && bucket_bytes > 0) {
             const auto est = dp_collective(grad_op, bucket_bytes);
             comm = est.time;
             if (par.zero >= 3) comm += dp_collective(net::Collective::all_gather, bucket_params * weight_b).time;
@@ -337,9 +408,23 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     }
     if (bucket_bytes > 0 || plan.bucket_bwd.empty() || bucket_time.value > 0) close_bucket();
     // ZeRO-1/2: every rank updates its shard, then the updated parameters are all-gathered.
-    if ((par.zero == 1 || par.zero == 2) && dp > 1) {
+    if (!par.overlap_grad_reduce && plan.bucket_bwd.size() > 1) {
+        // Reductions start only once backward has finished (Megatron-LM without
+        // --overlap-grad-reduce): one bucket at the end, carrying all their time.
+        sim::Time bwd_sum = 0, comm_sum = 0;
+        for (const auto t : plan.bucket_bwd) bwd_sum += t;
+        for (const auto t : plan.bucket_comm) comm_sum += t;
+        plan.bucket_bwd.assign(1, bwd_sum);
+        plan.bucket_comm.assign(1, comm_sum);
+    }
+    // ZeRO-1/2 (Megatron's distributed optimizer): every rank updates its shard, then the
+    // updated parameters are all-gathered; with --overlap-param-gather the gather of each
+    // bucket runs behind the next step's forward and only the excess is exposed.
+    if ((par.zero == 1 || par.zero == 2) && replicas > 1) {
+        units::Seconds gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
+        if (par.overlap_param_gather) gather = gather > slow_fwd ? gather - slow_fwd : units::Seconds{};
         plan.bucket_bwd.push_back(0);
-        plan.bucket_comm.push_back(ns(dp_collective(net::Collective::all_gather, stage_params * weight_b).time));
+        plan.bucket_comm.push_back(ns(gather));
     }
     r.input = plan_input(s, gpus, micro, dp, plan);
 
@@ -365,10 +450,11 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network) {
     return r;
 }
 
-JobPlan plan_job(const Scenario& s, const net::Network& network) {
+JobPlan plan_job(const Scenario& s, const net::Network& network, const Layout* layout) {
     JobPlan job;
-    job.step = plan_step(s, s.cluster.gpus, network);
-    for (const auto& st : s.elastic.schedule) job.elastic.push_back(plan_step(s, st.gpus, cluster_network(s, st.gpus)));
+    job.step = plan_step(s, s.cluster.gpus, network, layout);
+    for (const auto& st : s.elastic.schedule)
+        job.elastic.push_back(plan_step(s, st.gpus, cluster_network(s, st.gpus), layout));
 
     const auto& pr = s.pricing;
     const auto& lc = s.lifecycle;
@@ -396,9 +482,10 @@ JobPlan plan_job(const Scenario& s, const net::Network& network) {
     plan.staging = sim::ceil_seconds(lc.staging.value + job.step.input.staging.value);
 
     // Checkpoint: one copy of the weights and the optimizer state, undoing ZeRO sharding.
-    const int zero = s.workload.parallelism.zero;
-    const double weight_shard = zero >= 3 ? job.step.dp : 1.0;
-    const double state_shard = zero >= 1 ? job.step.dp : 1.0;
+    const int zero = layout ? layout->zero : s.workload.parallelism.zero;
+    const double replicas = static_cast<double>(job.step.dp) * job.step.cp;
+    const double weight_shard = zero >= 3 ? replicas : 1.0;
+    const double state_shard = zero >= 1 ? replicas : 1.0;
     const auto& mem = job.step.step.memory;
     job.checkpoint_bytes = lc.checkpoint_gb > 0 ? lc.checkpoint_gb * 1e9
                                                 : mem.weights.value * weight_shard + mem.optimizer.value * state_shard;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/plan/layout.hpp"
 #include "analysis/scenario/scenario.hpp"
 #include "analysis/simulate/lifecycle.hpp"
 #include "analysis/simulate/trainer.hpp"
@@ -31,7 +32,7 @@ struct InputPlan {
 // One training step at one GPU count: its layout, costs, memory and the trainer's plan
 // (input pipeline included).
 struct StepPlan {
-    int gpus = 0, tp = 1, pp = 1, dp = 1;
+    int gpus = 0, tp = 1, pp = 1, cp = 1, dp = 1;
     int global_batch = 0;           // samples per optimizer step
     int micro_batch = 0;
     int micro_steps = 0;            // gradient-accumulation steps per optimizer step
@@ -64,11 +65,24 @@ net::Network cluster_network(const Scenario& s);
 net::Network cluster_network(const Scenario& s, int gpus);
 
 // The step at `gpus` GPUs (the cluster's, or an elastic step's) on that cluster's network.
-StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network);
+// `layout`, when given, replaces the scenario's tp, pp, virtual stages, cp, sequence
+// parallelism, recomputation, ZeRO stage and micro-batch (a candidate of the layout search);
+// dp is gpus / (tp pp cp) whatever layout->dp says. The caller guarantees that the layout
+// holds at `gpus` (layout.hpp's rules); the scenario is not changed. A searched scenario
+// (Parallelism::search) planned without a layout gets its data-parallel placeholder: tp, pp
+// and cp 1, micro-batch 1 unless given, at least one micro-step.
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout = nullptr);
 
 // The whole job; `network` is the network of the scenario's cluster. Elastic steps build
-// their own networks.
-JobPlan plan_job(const Scenario& s, const net::Network& network);
+// their own networks. `layout` as plan_step's.
+JobPlan plan_job(const Scenario& s, const net::Network& network, const Layout* layout = nullptr);
+
+// One optimizer step of the trainer's activity graph (analysis/simulate/trainer.hpp) without
+// input waits, seconds: micro_steps - 1 slots, the bubble, the last forward, then each
+// bucket's backward with its reduction queued on the one communication stream, then the
+// optimizer and the step overhead after the last of both. Without loader workers it is the
+// simulated steady step to the nanosecond (tests/analysis/run/layout_search_test.cpp).
+double critical_path_s(const TrainingPlan& plan);
 
 // Cuts layers (in order) into `stages` contiguous non-empty stages minimising the largest
 // stage's forward + backward time. Returns stages + 1 boundaries.

@@ -60,12 +60,37 @@ FieldValue replicated(const Result& r) {
 
 FieldValue fingerprint_hex(const Result& r) { return fmt::format("{:016x}", r.fingerprint); }
 
+FieldValue attention(const Result& r) { return r.attention; }
+
+// The layout search's figures: null where the layout was not searched.
+FieldValue layout_chosen(const Result& r) { return r.layout.chosen.empty() ? FieldValue(nullptr) : FieldValue(r.layout.chosen); }
+FieldValue layout_runner_up(const Result& r) {
+    return r.layout.runner_up.empty() ? FieldValue(nullptr) : FieldValue(r.layout.runner_up);
+}
+FieldValue layout_candidates(const Result& r) {
+    return r.layout.searched ? value_of(r.layout.candidates) : FieldValue(nullptr);
+}
+FieldValue layout_refused(const Result& r) {
+    if (!r.layout.searched) return nullptr;
+    Counts c;
+    for (const auto& [why, n] : r.layout.refused) c[why] = n;
+    return c;
+}
+
+// Null where no check row validates the GPU family and workload kind.
+template <auto Member>
+FieldValue validated(const Result& r) {
+    return r.accuracy.check_rows > 0 ? value_of(r.accuracy.*Member) : FieldValue(nullptr);
+}
+
 using K = Kind;
 using O = Outputs;
 using P = Presence;
 using R = Result;
 using L = LifecycleResult;
 using I = InputDiagnosis;
+using M = MemoryParts;
+using A = Accuracy;
 
 constexpr O both = O::both, json = O::json, last = O::both | O::json_last;
 
@@ -80,17 +105,34 @@ constexpr Field fields[] = {
     {"tp", K::integer, "", both, P::always, get<&R::tp>, "tensor-parallel degree"},
     {"pp", K::integer, "", both, P::always, get<&R::pp>, "pipeline stages"},
     {"dp", K::integer, "", both, P::always, get<&R::dp>, "data-parallel degree"},
+    {"cp", K::integer, "", both, P::always, get<&R::cp>, "context-parallel degree: GPUs sharing each sequence (ring attention)"},
     {"precision", K::string, "", both, P::always, get<&R::precision>, "`fp32`, `tf32`, `fp16`, `bf16` or `fp8`"},
+    {"framework", K::string, "", both, P::always, get<&R::framework>, "the framework profile (`workload.framework`), which sets the default overlaps, fusions and attention kernel"},
+    {"attention", K::string, "", both, P::always, attention, "the attention kernel: `flash` (one fused kernel) or `unfused`; `unfused` for models without attention"},
     {"global_batch", K::integer, "samples", both, P::always, get<&R::global_batch>, "samples per optimizer step"},
     {"micro_batch", K::integer, "samples", both, P::always, get<&R::micro_batch>, "samples per micro-batch"},
     {"micro_steps", K::integer, "", both, P::always, get<&R::micro_steps>, "gradient-accumulation steps per optimizer step"},
     {"samples", K::number, "samples", both, P::always, get<&R::samples>, "samples trained"},
     {"iterations", K::integer, "", both, P::always, get<&R::iterations>, "optimizer steps"},
+    {"layout.searched", K::boolean, "", both, P::always, get<&R::layout, &LayoutResult::searched>, "whether the layout search chose the parallel layout (`\"parallelism\": \"auto\"`, or a GPT-family model with `global_batch` and no `parallelism`)"},
+    {"layout.chosen", K::nullable_string, "", both, P::always, layout_chosen, "the layout run, as `tp 8, pp 2 (virtual 2), cp 1, dp 4, micro-batch 1, sequence parallel, selective recompute, zero 1`; null when a search found none that fits"},
+    {"layout.runner_up", K::nullable_string, "", both, P::always, layout_runner_up, "the search's second-best layout, in the same words; null without a search or a second fitting layout"},
+    {"layout.candidates", K::nullable_integer, "", both, P::always, layout_candidates, "layouts the search enumerated; null without a search"},
+    {"layout.refused", K::counts, "", json, P::always, layout_refused, "the search's refused candidates, an object of reason -> count (they add up to `layout.candidates` minus the fitting ones); null without a search"},
     {"from_instance", K::string, "", json, P::if_set, nonempty<&R::from_instance>, "the values taken from a catalog instance rather than written in the scenario (`aws/p4de.24xlarge: gpu a100-sxm4-80gb, 8 GPUs per node, topology aws-p4d`); absent when none were"},
     {"fits", K::boolean, "", both, P::always, get<&R::fits>, "whether the run fits in GPU memory"},
-    {"note", K::string, "", json, P::if_set, nonempty<&R::note>, "why a run that does not fit has no times (for example an elastic step that does not fit); absent otherwise"},
-    {"memory_per_gpu_gib", K::number, "GiB", both, P::always, get<&R::memory_per_gpu_gib>, "memory one GPU needs (of the largest pipeline stage)"},
+    {"note", K::string, "", both, P::if_set, nonempty<&R::note>, "why a run that does not fit has no times (an elastic step that does not fit; a layout search that found no fitting layout, with the smallest change that would make one fit); absent otherwise"},
+    {"memory_per_gpu_gib", K::number, "GiB", both, P::always, get<&R::memory_per_gpu_gib>, "memory one GPU needs (of the largest pipeline stage); the five `memory` parts sum to it"},
+    {"memory.params_gib", K::number, "GiB", both, P::always, get<&R::memory, &M::params_gib>, "of which weights (16-bit copies in mixed precision; after tensor, pipeline and ZeRO-3 sharding)"},
+    {"memory.gradients_gib", K::number, "GiB", both, P::always, get<&R::memory, &M::gradients_gib>, "of which gradients (sharded from ZeRO 2)"},
+    {"memory.optimizer_gib", K::number, "GiB", both, P::always, get<&R::memory, &M::optimizer_gib>, "of which optimizer state and fp32 master weights (sharded from ZeRO 1)"},
+    {"memory.activations_gib", K::number, "GiB", both, P::always, get<&R::memory, &M::activations_gib>, "of which stashed activations of the micro-batches in flight"},
+    {"memory.workspace_gib", K::number, "GiB", both, P::always, get<&R::memory, &M::workspace_gib>, "of which CUDA context, library workspaces and allocator slack"},
     {"memory_available_gib", K::number, "GiB", both, P::always, get<&R::memory_available_gib>, "memory of one GPU"},
+    {"accuracy.family_calibrated", K::boolean, "", both, P::always, get<&R::accuracy, &A::family_calibrated>, "whether the GPU's shipped calibration was fitted from rows of its own family (not borrowed from another)"},
+    {"accuracy.check_rows", K::integer, "", both, P::always, get<&R::accuracy, &A::check_rows>, "validation check rows (trust high and medium) of the GPU's family and the workload's kind (`cnn`, `bert`, `transformer-xl`, `llm`); 0: outside every validated region"},
+    {"accuracy.median_error", K::nullable_number, "fraction", both, P::always, validated<&A::median_error>, "median over those rows of the absolute error of predicted / measured - 1 (models/compute/accuracy.csv); null without check rows"},
+    {"accuracy.p90_error", K::nullable_number, "fraction", both, P::always, validated<&A::p90_error>, "90th percentile of the same; null without check rows"},
     {"time_to_train_s", K::number, "s", both, P::fits, get<&R::time_to_train_s>, "start to end of training, staging and interruptions included; with replications, the mean"},
     {"cost_usd", K::number, "USD", both, P::fits, get<&R::cost_usd>, "instances, storage and egress; with replications, the mean"},
     {"billed_s", K::number, "s", both, P::fits, get<&R::billed_s>, "billed duration of each instance"},
@@ -175,6 +217,8 @@ std::string_view kind_name(Kind k) {
         case Kind::string: return "string";
         case Kind::nullable_number: return "number or null";
         case Kind::nullable_integer: return "integer or null";
+        case Kind::nullable_string: return "string or null";
+        case Kind::counts: return "object of integers, or null";
         case Kind::epochs: return "array";
     }
     return "";

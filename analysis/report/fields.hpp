@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,8 +16,10 @@
 
 namespace rentsim::analysis {
 
-// One value of a field: null, a number, an integer, a flag or a string.
-using FieldValue = std::variant<std::nullptr_t, double, std::int64_t, std::uint64_t, bool, std::string>;
+// Named counts (the layout search's refusals by reason), written as a JSON object.
+using Counts = std::map<std::string, std::int64_t>;
+// One value of a field: null, a number, an integer, a flag, a string or named counts.
+using FieldValue = std::variant<std::nullptr_t, double, std::int64_t, std::uint64_t, bool, std::string, Counts>;
 
 enum class Kind {
     number,            // double
@@ -25,6 +28,8 @@ enum class Kind {
     string,
     nullable_number,   // a number, or null where the figure does not apply
     nullable_integer,  // an integer, or null
+    nullable_string,   // a string, or null
+    counts,            // an object of name -> integer (Counts), or null; JSON only
     epochs,            // array of one object per epoch, with the fields of epoch_fields()
 };
 

@@ -69,17 +69,40 @@ std::string lifecycle_lines(const Result& r) {
     return o;
 }
 
+// "18.22 h ±8%": the duration with the median validation error of its GPU family and
+// workload kind, or "18.22 h (unvalidated)" outside every validated region.
+std::string duration_with_accuracy(double s, const Accuracy& a) {
+    return human_duration(s) + (a.check_rows > 0 ? fmt::format(" ±{:.0f}%", 100 * a.median_error) : " (unvalidated)");
+}
+
+std::string memory_parts_line(const Result& r) {
+    const auto& m = r.memory;
+    return fmt::format("  memory by part  weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, "
+                       "workspace {:.1f} GiB\n",
+                       m.params_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.workspace_gib);
+}
+
 std::string single(const Result& r) {
     std::string o;
     o += fmt::format("{}: {} on {} x {} ({}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
                      r.samples, r.iterations, r.global_batch);
     if (!r.from_instance.empty()) o += fmt::format("  from instance   {}\n", r.from_instance);
+    if (r.layout.searched) {
+        o += fmt::format("  layout          {} (searched: {} candidates)\n",
+                         r.layout.chosen.empty() ? std::string("none fits") : r.layout.chosen, r.layout.candidates);
+        if (!r.layout.runner_up.empty()) o += fmt::format("  runner-up       {}\n", r.layout.runner_up);
+    }
     if (!r.fits) {
         o += fmt::format("  does not fit{}: needs {:.1f} GiB per GPU, {:.1f} GiB available\n",
                          r.note.empty() ? std::string() : " (" + r.note + ")", r.memory_per_gpu_gib, r.memory_available_gib);
+        if (r.memory_per_gpu_gib > 0) o += memory_parts_line(r);
         return o;
     }
-    o += fmt::format("  time to train   {} ({:.0f} s)\n", human_duration(r.time_to_train_s), r.time_to_train_s);
+    if (r.accuracy.check_rows > 0)
+        o += fmt::format("  time to train   {} ({:.0f} s)\n", duration_with_accuracy(r.time_to_train_s, r.accuracy),
+                         r.time_to_train_s);
+    else
+        o += fmt::format("  time to train   {} ({:.0f} s, unvalidated)\n", human_duration(r.time_to_train_s), r.time_to_train_s);
     o += fmt::format("  cost            {} (billed {:.0f} s per GPU)\n", usd(r.cost_usd), r.billed_s);
     o += fmt::format("  throughput      {:.1f} samples/s", r.throughput_samples_per_s);
     if (r.throughput_tokens_per_s > 0) o += fmt::format(", {:.0f} tokens/s", r.throughput_tokens_per_s);
@@ -92,6 +115,7 @@ std::string single(const Result& r) {
                          r.breakdown.pipeline_bubble_s * 1e3, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
     o += fmt::format("  per GPU         {:.1f} TFLOP/s, MFU {:.1f}%, memory {:.1f} of {:.0f} GiB\n", r.tflops_per_gpu,
                      r.mfu * 100, r.memory_per_gpu_gib, r.memory_available_gib);
+    if (r.layout.searched) o += memory_parts_line(r);
     if (r.storage_pipeline) {
         if (r.staging_s > 0) o += fmt::format("  staging         {} copying the dataset to local NVMe (billed)\n", human_duration(r.staging_s));
         o += fmt::format("  input           bound by {}; GPU waited {} ({:.1f}% of training)", input_bound_registry().name_of(r.input.bound_by),
@@ -137,6 +161,7 @@ enum class Cell {
     text,               // a string or an integer as it is; null: empty
     count_or_dash,      // an integer; null: "-"
     duration,           // human_duration(a)
+    duration_accuracy,  // duration_with_accuracy(a, the result's accuracy)
     duration_or_dash,   // human_duration(a), "-" for 0
     usd,                // usd(a)
     fixed1,             // a to one decimal
@@ -171,7 +196,7 @@ struct Column {
 constexpr Column columns[] = {
     {"point", nullptr, Cell::text, Cell::text, {"point"}},
     {"gpus", nullptr, Cell::text, Cell::text, {"gpus"}},
-    {"time to train", nullptr, Cell::duration, Cell::does_not_fit, {"time_to_train_s"}},
+    {"time to train", nullptr, Cell::duration_accuracy, Cell::does_not_fit, {"time_to_train_s"}},
     {"cost", nullptr, Cell::usd, Cell::dash, {"cost_usd"}},
     {"samples/s", nullptr, Cell::fixed1, Cell::dash, {"throughput_samples_per_s"}},
     {"step ms", nullptr, Cell::milliseconds, Cell::dash, {"iteration_s"}},
@@ -216,6 +241,7 @@ std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Re
     switch (how) {
         case Cell::count_or_dash: return text(v[0]);
         case Cell::duration: return human_duration(x(0));
+        case Cell::duration_accuracy: return duration_with_accuracy(x(0), r.accuracy);
         case Cell::duration_or_dash: return x(0) > 0 ? human_duration(x(0)) : "-";
         case Cell::usd: return usd(x(0));
         case Cell::fixed1: return fmt::format("{:.1f}", x(0));
@@ -265,6 +291,9 @@ std::string format_results_text(const std::vector<Result>& results) {
         o += line + "\n";
         if (i == 0) o += std::string(line.size(), '-') + "\n";
     }
+    // Why points that do not fit have no times, each on a line of its own.
+    for (const auto& r : results)
+        if (!r.fits && !r.note.empty()) o += fmt::format("{}: {}\n", r.point.empty() ? r.name : r.point, r.note);
     return o;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "analysis/plan/layout.hpp"
 #include "analysis/plan/plan.hpp"
 #include "analysis/simulate/lifecycle.hpp"
 #include "analysis/simulate/trainer.hpp"
@@ -270,10 +271,149 @@ void check_interruption_budget(const Scenario& s, const LifecyclePlan& l) {
                               ": raise the mean time between preemptions or failures");
 }
 
+// The candidate micro-batches of a search: the scenario's when given; else, where dp is all
+// the GPUs (batch_per_gpu, or a model without layers to split), the batch per GPU and its
+// halvings down to an eighth (a CNN runs its whole per-GPU batch at once when it fits); else
+// the search's default, 1 to 8.
+std::vector<int> micro_batch_candidates(const WorkloadSpec& w, int gpus, bool transformer) {
+    if (w.micro_batch) return {w.micro_batch};
+    const int per_gpu = w.batch_per_gpu ? w.batch_per_gpu : !transformer && w.global_batch % gpus == 0 ? w.global_batch / gpus : 0;
+    if (per_gpu <= 0) return LayoutProblem{}.micro_batches;
+    std::vector<int> v;
+    for (int d = 1; d <= 8; d *= 2)
+        if (per_gpu % d == 0) v.push_back(per_gpu / d);
+    return v;
+}
+
+// The layout a plan used, as the search describes layouts.
+Layout layout_of(const Scenario& s, const StepPlan& p) {
+    const Parallelism& par = s.workload.parallelism;
+    Layout l;
+    l.tp = p.tp, l.pp = p.pp, l.cp = p.cp, l.dp = p.dp, l.micro_batch = p.micro_batch;
+    l.virtual_stages = par.virtual_stages;
+    l.sequence_parallel = par.sequence_parallel;
+    l.recompute = par.recompute;
+    l.zero = par.zero;
+    return l;
+}
+
+// The fields of a result that come from the scenario alone.
+Result identity(const Scenario& s) {
+    const auto& w = s.workload;
+    const compute::GpuSpec& gpu = *s.cluster.gpu;
+    Result r;
+    r.name = s.name;
+    r.point = s.point;
+    r.model = w.model;
+    r.gpu = std::string(gpu.name);
+    r.precision = std::string(compute::to_string(w.precision));
+    r.framework = w.framework;
+    r.attention = w.attention == work::AttentionKind::flash ? "flash" : "unfused";
+    r.gpus = s.cluster.gpus;
+    r.samples = w.samples;
+    r.from_instance = s.cluster.from_instance;
+    r.memory_available_gib = gpu.memory_gib;
+    r.accuracy = accuracy_of(gpu.name, w.model);
+    r.layout.searched = w.parallelism.search;
+    return r;
+}
+
+MemoryParts memory_parts(const compute::MemoryUse& m) {
+    const double gib = units::gib(1).value;
+    return {m.weights.value / gib, m.gradients.value / gib, m.optimizer.value / gib, m.activations.value / gib,
+            m.reserved.value / gib};
+}
+
+// The figures of a step plan: layout, batch, memory by part.
+void plan_figures(const StepPlan& p, Result& r) {
+    r.gpus = p.gpus;
+    r.tp = p.tp;
+    r.pp = p.pp;
+    r.cp = p.cp;
+    r.dp = p.dp;
+    r.global_batch = p.global_batch;
+    r.micro_batch = p.micro_batch;
+    r.micro_steps = p.micro_steps;
+    r.iterations = p.iterations;
+    r.allreduce_busbw_gbps = p.allreduce_busbw_gbps;
+    r.memory_per_gpu_gib = p.memory_per_gpu_gib;
+    r.memory = memory_parts(p.memory);
+    r.fits = p.fits;
+}
+
 }  // namespace
 
+LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network& network) {
+    const auto& w = s.workload;
+    const work::Workload& g = w.graph;
+    const compute::GpuSpec& gpu = *s.cluster.gpu;
+    LayoutProblem problem;
+    problem.gpus = s.cluster.gpus;
+    problem.gpus_per_node = s.cluster.gpus_per_node;
+    problem.transformer = g.domain != work::Domain::vision && g.heads > 0;
+    if (problem.transformer) {
+        problem.layers = g.n_layers;
+        problem.heads = g.heads;
+        problem.kv_heads = g.kv_heads;
+        problem.seq_len = static_cast<int>(g.seq_len);
+    }
+    problem.global_batch = w.global_batch ? w.global_batch : w.batch_per_gpu * s.cluster.gpus;
+    problem.micro_batches = micro_batch_candidates(w, s.cluster.gpus, problem.transformer);
+    problem.gpu_memory_gib = gpu.memory_gib;
+    // The loader workers' waits depend on the micro-batch: with an input pipeline each
+    // candidate's step is simulated (a few steps reach the periodic state).
+    const bool input_pipeline = s.data.workers_per_gpu > 0;
+    const double usd_per_gpu_s = s.pricing.usd_per_gpu_hour / 3600.0;
+    const auto evaluate = [&](const Layout& l) {
+        const StepPlan p = plan_step(s, s.cluster.gpus, network, &l);
+        const double gib = units::gib(1).value;
+        LayoutEval e;
+        e.params_gib = p.memory.weights.value / gib;
+        e.grads_gib = p.memory.gradients.value / gib;
+        e.optimizer_gib = p.memory.optimizer.value / gib;
+        e.activations_gib = p.memory.activations.value / gib;
+        e.workspace_gib = p.memory.reserved.value / gib;
+        e.memory_gib = p.memory_per_gpu_gib;
+        e.available_gib = gpu.memory_gib;
+        e.fits = p.fits;
+        if (!e.fits) return e;
+        if (input_pipeline) {
+            TrainingPlan few = p.training;
+            few.iterations = std::min<std::int64_t>(few.iterations, 64);
+            e.step_s = iteration_s(simulate_training(few, s.seed));
+        } else {
+            e.step_s = critical_path_s(p.training);
+        }
+        e.cost_usd = e.step_s * static_cast<double>(p.iterations) * p.gpus * usd_per_gpu_s;
+        return e;
+    };
+    const Objective objective = w.parallelism.objective == LayoutObjective::cost ? Objective::cost : Objective::time;
+    return search_layout(problem, evaluate, objective);
+}
+
 Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options) {
-    const JobPlan job = plan_job(s, network);
+    Result r = identity(s);
+    std::optional<Layout> searched;
+    if (s.workload.parallelism.search) {
+        const auto search = search_scenario_layout(s, network);
+        r.layout.candidates = search.candidates;
+        r.layout.refused = search.refused;
+        if (search.best) searched = search.best->layout;
+        if (search.runner_up) r.layout.runner_up = describe(search.runner_up->layout);
+        if (!search.best) {
+            // Nothing fits: the closest misfit's figures (when a candidate passed the rules)
+            // and the smallest change; no times.
+            r.fits = false;
+            r.note = search.smallest_change;
+            if (search.closest_misfit) {
+                const Layout& l = search.closest_misfit->layout;
+                plan_figures(plan_step(s, s.cluster.gpus, network, &l), r);
+                r.fits = false;
+            }
+            return r;
+        }
+    }
+    const JobPlan job = plan_job(s, network, searched ? &*searched : nullptr);
     check_time_budget(s, job.step);
     for (const auto& e : job.elastic) check_time_budget(s, e);
     const StepPlan& p = job.step;
@@ -281,23 +421,8 @@ Result run_scenario(const Scenario& s, const net::Network& network, const RunOpt
     const compute::GpuSpec& gpu = *s.cluster.gpu;
     const std::uint64_t seed = options.seed.value_or(s.seed);
 
-    Result r;
-    r.name = s.name;
-    r.point = s.point;
-    r.model = w.model;
-    r.gpu = std::string(gpu.name);
-    r.precision = std::string(compute::to_string(w.precision));
-    r.gpus = p.gpus;
-    r.tp = p.tp;
-    r.pp = p.pp;
-    r.dp = p.dp;
-    r.global_batch = p.global_batch;
-    r.micro_batch = p.micro_batch;
-    r.micro_steps = p.micro_steps;
-    r.samples = w.samples;
-    r.iterations = p.iterations;
-    r.from_instance = s.cluster.from_instance;
-    r.allreduce_busbw_gbps = p.allreduce_busbw_gbps;
+    plan_figures(p, r);
+    r.layout.chosen = describe(searched ? *searched : layout_of(s, p));
 
     const Timeline tl = simulate_training(p.training, seed);
     r.time_to_train_s = sim::to_seconds(tl.total);
@@ -312,9 +437,6 @@ Result run_scenario(const Scenario& s, const net::Network& network, const RunOpt
     r.tflops_per_gpu = p.step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
     r.mfu = r.tflops_per_gpu / gpu.peak_tflops[static_cast<std::size_t>(w.precision)];
     r.hardware_tflops_per_gpu = p.step.hardware_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
-    r.memory_per_gpu_gib = p.memory_per_gpu_gib;
-    r.memory_available_gib = gpu.memory_gib;
-    r.fits = p.fits;
     diagnose_input(p.training, p.input, tl, seed, r);
     r.simulated_iterations = tl.simulated_iterations;
     r.events = tl.events;
@@ -331,6 +453,7 @@ Result run_scenario(const Scenario& s, const net::Network& network, const RunOpt
         if (!e.fits) {
             r.fits = false;
             r.memory_per_gpu_gib = e.memory_per_gpu_gib;
+            r.memory = memory_parts(e.memory);
             r.note = "does not fit at the elastic step of " + std::to_string(e.gpus) + " GPUs";
             return r;
         }

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "analysis/plan/layout.hpp"
+#include "analysis/run/accuracy.hpp"
 #include "analysis/scenario/scenario.hpp"
 #include "models/network/network.hpp"
 #include "models/registry.hpp"
@@ -76,10 +79,30 @@ struct LifecycleResult {
     double deadline_met_fraction = 1;
 };
 
+// The parallel layout a run used, and the search that chose it ("parallelism": "auto").
+struct LayoutResult {
+    bool searched = false;
+    std::string chosen;              // describe() of the layout run; empty: a search found none that fits
+    std::string runner_up;           // the search's second best; empty: none, or not searched
+    int candidates = 0;              // layouts the search enumerated (0: not searched)
+    std::map<std::string, int> refused;  // the search's refusals, reason -> count
+};
+
+// Memory one GPU of the largest pipeline stage needs, by part, GiB; they sum to
+// Result::memory_per_gpu_gib.
+struct MemoryParts {
+    double params_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
+    double workspace_gib = 0;        // CUDA context, library workspaces, allocator slack
+};
+
 struct Result {
     std::string name, point, model, gpu, precision;
+    std::string framework;           // the framework profile (`workload.framework`)
+    std::string attention;           // the attention kernel: "flash" or "unfused"
     int gpus = 0;
     int tp = 1, pp = 1, dp = 1;     // parallel layout
+    int cp = 1;                     // context-parallel ranks per sequence
+    LayoutResult layout;
     int global_batch = 0;           // samples per optimizer step
     int micro_batch = 0;
     int micro_steps = 0;            // gradient-accumulation steps per optimizer step
@@ -96,8 +119,10 @@ struct Result {
     double mfu = 0;                 // tflops_per_gpu / dense peak at the precision
     double hardware_tflops_per_gpu = 0;  // FLOPs executed, recomputation included
     double memory_per_gpu_gib = 0;
+    MemoryParts memory;
     double memory_available_gib = 0;
     bool fits = true;
+    Accuracy accuracy;
     double allreduce_busbw_gbps = 0;  // of one gradient bucket
     double staging_s = 0;           // copying the dataset to local NVMe before training (billed)
     std::string from_instance;      // hardware taken from a catalog instance ("aws/p4de.24xlarge: gpu ..."), or empty
@@ -133,8 +158,17 @@ struct RunOptions {
     std::optional<std::uint64_t> seed;     // none: the scenario's
 };
 
+// The layout search of a scenario whose `parallelism` is searched, at the cluster's size on
+// its network: every candidate is planned (plan_step with the candidate) and its step timed
+// by critical_path_s (the trainer's own critical path; simulated when the input pipeline is
+// modelled, where loader waits can lengthen a step), its cost as step time x steps x GPUs x
+// the price, its memory by the plan's parts of the largest stage.
+LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network& network);
+
 // Compile (done by the loader), plan, simulate, result. Throws nothing for input: the
-// scenario has been checked; a layout that does not fit is a result with `fits` false.
+// scenario has been checked; a layout that does not fit is a result with `fits` false. A
+// searched layout is chosen first (search_scenario_layout); when none fits, the result does
+// not fit and its `note` names the smallest change, its figures those of the closest misfit.
 Result run_scenario(const Scenario& s, const RunOptions& options = {});
 // The same on the network of the scenario's cluster (plan/cluster_network), which sweep
 // points and repeated predictions over one cluster can share.

@@ -99,8 +99,9 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 42 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
-                  member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 30,
+static_assert(member_count<Result>() == 48 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
+                  member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 30 &&
+                  member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
 
 template <class R, class V>
@@ -110,10 +111,18 @@ void each_member(R& r, V&& v) {
     v("model", r.model);
     v("gpu", r.gpu);
     v("precision", r.precision);
+    v("framework", r.framework);
+    v("attention", r.attention);
     v("gpus", r.gpus);
     v("tp", r.tp);
     v("pp", r.pp);
     v("dp", r.dp);
+    v("cp", r.cp);
+    v("layout.searched", r.layout.searched);
+    v("layout.chosen", r.layout.chosen);
+    v("layout.runner_up", r.layout.runner_up);
+    v("layout.candidates", r.layout.candidates);
+    v("layout.refused", r.layout.refused);
     v("global_batch", r.global_batch);
     v("micro_batch", r.micro_batch);
     v("micro_steps", r.micro_steps);
@@ -133,8 +142,17 @@ void each_member(R& r, V&& v) {
     v("mfu", r.mfu);
     v("hardware_tflops_per_gpu", r.hardware_tflops_per_gpu);
     v("memory_per_gpu_gib", r.memory_per_gpu_gib);
+    v("memory.params_gib", r.memory.params_gib);
+    v("memory.gradients_gib", r.memory.gradients_gib);
+    v("memory.optimizer_gib", r.memory.optimizer_gib);
+    v("memory.activations_gib", r.memory.activations_gib);
+    v("memory.workspace_gib", r.memory.workspace_gib);
     v("memory_available_gib", r.memory_available_gib);
     v("fits", r.fits);
+    v("accuracy.family_calibrated", r.accuracy.family_calibrated);
+    v("accuracy.check_rows", r.accuracy.check_rows);
+    v("accuracy.median_error", r.accuracy.median_error);
+    v("accuracy.p90_error", r.accuracy.p90_error);
     v("allreduce_busbw_gbps", r.allreduce_busbw_gbps);
     v("staging_s", r.staging_s);
     v("from_instance", r.from_instance);
@@ -222,6 +240,12 @@ Record encode(const std::vector<EpochResult>& epochs) {
     return a;
 }
 
+Record encode(const std::map<std::string, int>& counts) {
+    Record o = Record::object();
+    for (const auto& [k, n] : counts) o[k] = n;
+    return o;
+}
+
 [[noreturn]] void bad_record(const char* key) { throw std::invalid_argument(std::string("result record: bad member ") + key); }
 
 void decode(const Record& j, const char* key, double& x) {
@@ -277,6 +301,12 @@ void decode(const Record& j, const char* key, std::vector<EpochResult>& epochs) 
         decode(e[2], key, r.stall_fraction);
         epochs.push_back(r);
     }
+}
+
+void decode(const Record& j, const char* key, std::map<std::string, int>& counts) {
+    if (!j.is_object()) bad_record(key);
+    counts.clear();
+    for (const auto& [k, n] : j.items()) decode(n, key, counts[k]);
 }
 
 std::string hex64(std::uint64_t h) {

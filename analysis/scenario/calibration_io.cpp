@@ -22,6 +22,7 @@ constexpr NumberRange calibration_ranges_table[] = {
     {"conv_eff", 1e-3, 4, ""},
     {"k_fill", 0, 1e6, "elements"},
     {"mem_eff", 1e-3, 1, ""},
+    {"attention_eff", 0, 1, ""},
     {"kernel_overhead_us", 0, 1e4, "us"},
     {"step_overhead_us", 0, 1e8, "us"},
 };
@@ -35,8 +36,8 @@ std::span<const NumberRange> calibration_number_ranges() { return calibration_ra
 compute::Calibration parse_calibration(const std::string& text, const std::string& file) {
     const Json j = parse_json_text(text, file);
     JsonSource src{file, {}, calibration_ranges_table};
-    Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "k_fill", "mem_eff", "kernel_overhead_us",
-                                 "step_overhead_us", "fitted_from", "date", "fit"});
+    Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "k_fill", "mem_eff", "attention_eff",
+                                 "kernel_overhead_us", "step_overhead_us", "fitted_from", "date", "fit"});
     if (o.at("schema").as_int() != 1) o.at("schema").fail("unsupported schema; this rentsim reads schema 1");
     compute::Calibration c;
     c.gpu = o.at("gpu").as_string();
@@ -48,6 +49,11 @@ compute::Calibration parse_calibration(const std::string& text, const std::strin
     c.k_fill = o.at("k_fill").as_nonnegative_number();
     c.mem_eff = o.at("mem_eff").as_fraction();
     if (c.mem_eff <= 0) o.at("mem_eff").fail("expected a positive fraction");
+    // Optional: files fitted before FlashAttention was modelled keep the prior.
+    if (auto a = o.get("attention_eff")) {
+        c.attention_eff = a->as_fraction();
+        if (c.attention_eff <= 0) a->fail("expected a positive fraction");
+    }
     c.kernel_overhead_s = o.at("kernel_overhead_us").as_nonnegative_number() * 1e-6;
     c.step_overhead_s = o.at("step_overhead_us").as_nonnegative_number() * 1e-6;
     c.fitted_from = o.at("fitted_from").as_string();
@@ -77,6 +83,7 @@ std::string calibration_to_json(const compute::Calibration& c, const std::option
     j["conv_eff"] = c.conv_eff;
     j["k_fill"] = c.k_fill;
     j["mem_eff"] = c.mem_eff;
+    j["attention_eff"] = c.attention_eff;
     j["kernel_overhead_us"] = c.kernel_overhead_s * 1e6;
     j["step_overhead_us"] = c.step_overhead_s * 1e6;
     j["fitted_from"] = c.fitted_from;
@@ -101,11 +108,17 @@ std::string calibration_to_json(const compute::Calibration& c, const std::option
 compute::Calibration shipped_calibration(std::string_view gpu) {
     for (const auto& f : shipped_calibration_files())
         if (f.name == gpu) return parse_calibration(std::string(f.text), "models/compute/calibration/" + std::string(f.name) + ".json");
-    std::string valid;
-    for (const auto& f : shipped_calibration_files()) valid += (valid.empty() ? "" : ", ") + std::string(f.name);
-    throw InputError("", "", "no calibration ships for GPU '" + std::string(gpu) +
-                                 "'; run `rentsim calibrate --gpu " + std::string(gpu) +
-                                 " MEASUREMENTS.csv` and name the file in cluster.calibration; calibrated: " + valid);
+    // No file: the fit's priors (an uncalibrated part; `fitted_from` stays empty), so that a
+    // catalog GPU always runs and its first calibration can be fitted.
+    compute::Calibration c;
+    c.gpu = std::string(gpu);
+    if (const compute::GpuSpec* spec = compute::lookup_gpu(gpu))
+        for (std::size_t i = 0; i < compute::precision_count; ++i) c.matmul_eff[i] = spec->peak_tflops[i] > 0 ? 0.8 : 0.0;
+    c.conv_eff = 0.8;
+    c.k_fill = 128;
+    c.kernel_overhead_s = 5e-6;
+    c.step_overhead_s = 1e-3;
+    return c;
 }
 
 std::vector<std::string_view> shipped_calibration_gpus() {

@@ -69,35 +69,19 @@ void read_published(const CsvTable& t, const std::string& family, std::vector<Ca
         const std::string& gpu = r.at("gpu");
         if (gpu.empty() || gpu_family(gpu) != family) continue;
         const std::string id = r.at("id");
-        const std::string& cat = r.at("category");
         const auto prec = compute::parse_precision(r.at("precision"));
         CalibrationRow row;
         row.id = id;
         row.gpu = gpu;
-        if (cat == "gemm_efficiency") {
+        // Training rows are read by the calibration study, which builds their scenarios.
+        if (r.at("metric") == "gemm_tflops") {
             if (!prec) { skipped.push_back(id + ": no precision"); continue; }
             if (!parse_gemm_shape(r.at("notes"), row.m, row.n, row.k)) { skipped.push_back(id + ": GEMM shape not stated"); continue; }
             row.kind = RowKind::gemm;
             row.precision = *prec;
             row.measured_s = 2.0 * row.m * row.n * row.k / (need(r, "value", 1e-6, 1e6) * 1e12);
-        } else if (cat == "dle_throughput") {
-            const std::string& model = r.at("model");
-            if (model != "resnet50" && model != "bert-large") { skipped.push_back(id + ": model '" + model + "' is not in the zoo"); continue; }
-            if (need(r, "gpus", 1, 65536) != 1) { skipped.push_back(id + ": multi-GPU row (needs the network model)"); continue; }
-            if (!prec) { skipped.push_back(id + ": no precision"); continue; }
-            row.kind = RowKind::step;
-            row.precision = *prec;
-            row.micro_batch = static_cast<int>(need(r, "batch_per_gpu", 1, 1048576));
-            const int seq_len = static_cast<int>(optional_cell(r, "seq_len", 1, 512, 0));
-            if (model == "bert-large" && seq_len == 0) { skipped.push_back(id + ": BERT row without a sequence length"); continue; }
-            row.model = std::make_shared<const work::Workload>(
-                model == "resnet50" ? work::resnet50()
-                : seq_len == 384    ? work::bert_squad("large", seq_len)
-                                    : work::bert("large", seq_len));
-            if (r.number("global_batch")) row.accumulation = std::max(1, static_cast<int>(std::lround(need(r, "global_batch", 1, 16777216) / row.micro_batch)));
-            row.measured_s = 1.0 / need(r, "value", 1e-6, 1e9);
         } else {
-            continue;  // spec sheets, collectives and decode rates calibrate other models
+            continue;  // training rows (analysis/studies), spec sheets, collectives and decode rates
         }
         rows.push_back(row);
     }
@@ -166,10 +150,8 @@ const Registry<RowKind>& row_kind_registry() {
 }
 
 std::string gpu_family(const std::string& gpu) {
-    if (gpu.starts_with("v100")) return "v100";
-    if (gpu.starts_with("a100")) return "a100";
-    if (gpu.starts_with("h100") || gpu.starts_with("h200")) return "h100";
-    return gpu;
+    const compute::GpuSpec* g = compute::lookup_gpu(gpu);
+    return g ? std::string(g->family) : gpu;
 }
 
 std::vector<CalibrationRow> read_calibration_rows(const std::vector<std::string>& files, const std::string& gpu,

@@ -14,6 +14,8 @@
 
 namespace rentsim::analysis {
 
+struct Scenario;
+
 // What a calibration row measured.
 enum class RowKind { gemm, copy, elementwise, launch, step };
 const Registry<RowKind>& row_kind_registry();
@@ -25,7 +27,12 @@ struct CalibrationRow {
     compute::Precision precision = compute::Precision::fp32;
     double m = 0, n = 0, k = 0, batch = 1;   // gemm
     double bytes = 0;                        // copy, elementwise
-    std::shared_ptr<const work::Workload> model;  // step: the model measured
+    std::shared_ptr<const work::Workload> model;  // step rows of the measurement script: the model measured
+    // Training rows of published files: the scenario the row describes (analysis/studies
+    // builds it) and the metric, whose value is held in measured_s as seconds per unit
+    // (1 / rate for throughputs and FLOP rates).
+    std::shared_ptr<const Scenario> scenario;
+    std::string metric;
     int micro_batch = 0, accumulation = 1;
     double measured_s = 0;      // seconds per GEMM / copy / kernel, or per sample for steps
 };

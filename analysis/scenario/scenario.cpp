@@ -80,6 +80,7 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.ffn_hidden", 1, 1048576, ""},
     {"workload.kv_heads", 1, 4096, "heads"},
     {"workload.seq_len", 1, 4194304, "tokens"},
+    {"workload.padding_fraction", 0, 0.95, "fraction"},
     // Batch: a global batch beyond 2^24 samples has no published training recipe.
     {"workload.batch_per_gpu", 1, 1048576, "samples"},
     {"workload.global_batch", 1, 16777216, "samples"},
@@ -92,6 +93,7 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.tokens", 1, 1e17, "tokens"},
     {"workload.parallelism.tp", 1, 1024, ""},
     {"workload.parallelism.pp", 1, 1024, ""},
+    {"workload.parallelism.cp", 1, 1024, ""},
     {"workload.parallelism.dp", 1, 65536, ""},
     {"workload.parallelism.zero", 0, 1e9, ""},  // 0..3, with its own message
     {"workload.parallelism.virtual_stages", 1, 128, ""},
@@ -178,15 +180,68 @@ Value at_pointer(const Json& root, const std::string& pointer, const JsonSource&
     return Value(root.contains(p) ? root.at(p) : null_json, pointer, src);
 }
 
+// What the graph is built from, kept until the cluster is known (the attention kernel
+// depends on the GPU).
 struct GptShapeKeys {
     int layers = 0, hidden = 0, heads = 0, seq_len = 0, vocab = 0, ffn_hidden = 0, kv_heads = 0;
+    bool swiglu = false;                              // custom gpt: `activation` "swiglu"
+    BertTask task = BertTask::pretraining;
+    std::optional<work::AttentionKind> attention;     // `attention` as written
+    std::optional<Value> attention_at;
 };
 
-Parallelism parse_parallelism(const Value& v, int& dp_given) {
-    Object o(v, {"tp", "pp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"});
+const Registry<work::AttentionKind>& attention_kinds() {
+    static const Registry<work::AttentionKind> r{
+        "attention kernel",
+        {{"flash", work::AttentionKind::flash, "one fused, tiled kernel (FlashAttention-2, cuDNN/TE fused attention): no s^2 stash"},
+         {"unfused", work::AttentionKind::unfused, "scores, softmax, dropout and context as separate kernels, stashing the s^2 probabilities"}}};
+    return r;
+}
+
+const Registry<bool>& activations() {
+    static const Registry<bool> r{"activation", {{"gelu", false, "GeLU feed-forward: two matrices"},
+                                                 {"swiglu", true, "SwiGLU feed-forward: gate, up and down matrices"}}};
+    return r;
+}
+
+// `parallelism`: "auto", an object {"auto": true, "objective", overlap switches}, or a layout
+// object. With auto, every key the search chooses is refused: a search that must respect a
+// fixed tp is a different question, and the user would not see which keys it kept.
+Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Framework& fw) {
     Parallelism p;
+    p.zero = fw.zero;
+    p.overlap_grad_reduce = fw.overlap_grad_reduce;
+    p.overlap_param_gather = fw.overlap_param_gather;
+    p.tp_comm_overlap = fw.tp_comm_overlap;
+    if (!v.is_object()) {
+        constexpr std::string_view forms[] = {"auto"};
+        const std::string objects = "an object {tp, pp, cp, dp, ...} giving the layout, or {\"auto\": true, \"objective\": "
+                                    "\"time\" or \"cost\"}";
+        if (!v.is_string()) v.fail("expected \"auto\" or " + objects + ", got " + v.json().dump());
+        const std::string text = v.as_string();
+        const std::string shown = text.size() > max_quoted_value ? text.substr(0, max_quoted_value) + "..." : text;
+        if (text != "auto") v.fail(unknown_name_message("parallelism", shown, forms) + " (or " + objects + ")");
+        p.search = true;
+        return p;
+    }
+    Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages",
+                 "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"});
+    if (auto x = o.get("auto")) p.search = x->as_bool();
+    if (auto x = o.get("overlap_grad_reduce")) p.overlap_grad_reduce = x->as_bool();
+    if (auto x = o.get("overlap_param_gather")) p.overlap_param_gather = x->as_bool();
+    if (auto x = o.get("tp_comm_overlap")) p.tp_comm_overlap = x->as_bool();
+    if (p.search) {
+        for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"})
+            if (o.has(key))
+                o.at(key).fail("'" + std::string(key) + "' is chosen by the layout search (\"auto\": true); drop it, or drop "
+                               "'auto' and give the whole layout");
+        if (auto x = o.get("objective")) p.objective = x->as(layout_objective_registry());
+        return p;
+    }
+    if (auto x = o.get("objective")) x->fail("'objective' steers the layout search: it needs \"auto\": true");
     if (auto x = o.get("tp")) p.tp = positive_int(*x);
     if (auto x = o.get("pp")) p.pp = positive_int(*x);
+    if (auto x = o.get("cp")) p.cp = positive_int(*x);
     if (auto x = o.get("dp")) dp_given = positive_int(*x);
     if (auto x = o.get("sequence_parallel")) p.sequence_parallel = x->as_bool();
     if (auto x = o.get("recompute")) p.recompute = x->as(recompute_modes());
@@ -206,25 +261,42 @@ Parallelism parse_parallelism(const Value& v, int& dp_given) {
     return p;
 }
 
-work::Workload build_workload(const std::string& model, BertTask task, const GptShapeKeys& k) {
+work::Workload build_workload(const std::string& model, const GptShapeKeys& k, work::AttentionKind attention) {
     if (model == "resnet50") return work::resnet50();
     if (model == "bert-base" || model == "bert-large") {
         const std::string_view size = model == "bert-base" ? "base" : "large";
-        return task == BertTask::squad ? work::bert_squad(size, k.seq_len) : work::bert(size, k.seq_len);
+        return k.task == BertTask::squad ? work::bert_squad(size, k.seq_len, attention)
+                                         : work::bert(size, k.seq_len, attention);
+    }
+    if (const work::TxlPreset* t = work::find_txl_preset(model)) {
+        work::TxlShape s = t->shape;
+        if (k.seq_len) s.tgt_len = s.mem_len = k.seq_len;
+        return work::transformer_xl(s, model);
     }
     if (model == "gpt") {
-        work::GptShape s{k.layers, k.hidden, k.heads, k.seq_len, k.vocab, k.ffn_hidden, k.kv_heads, false};
+        work::GptShape s{.layers = k.layers, .hidden = k.hidden, .heads = k.heads, .seq_len = k.seq_len,
+                         .vocab = k.vocab, .ffn_hidden = k.ffn_hidden, .kv_heads = k.kv_heads, .gated_mlp = k.swiglu};
+        s.attention = attention;
         return work::gpt(s, "gpt");
     }
     const work::Preset* p = work::find_gpt_preset(model);
     work::GptShape s = p->shape;
     if (k.seq_len) s.seq_len = k.seq_len;
+    if (k.layers) s.layers = k.layers;
+    if (k.hidden) s.hidden = k.hidden;
+    if (k.heads) s.heads = k.heads;
+    if (k.vocab) s.vocab = k.vocab;
+    if (k.ffn_hidden) s.ffn_hidden = k.ffn_hidden;
+    if (k.kv_heads) s.kv_heads = k.kv_heads;
+    s.attention = attention;
     return work::gpt(s, std::string(p->name));
 }
 
-WorkloadSpec parse_workload(const Value& v, int& dp_given) {
-    Object o(v, {"model", "task", "precision", "batch_per_gpu", "global_batch", "micro_batch", "bucket_mb",
-                 "fused_elementwise", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
+// `elastic_given`: the scenario has an elastic schedule, which keeps an omitted `parallelism`
+// data parallel (the layout search plans one cluster size).
+WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
+    Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
+                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
                  "parallelism", "dataset_samples", "epochs", "samples", "tokens"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
@@ -233,16 +305,31 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given) {
     const bool is_gpt = w.model == "gpt";
     const bool is_preset = work::find_gpt_preset(w.model) != nullptr;
     const bool is_vision = w.model == "resnet50";
+    const bool is_txl = work::find_txl_preset(w.model) != nullptr;
 
     if (auto x = o.get("precision")) w.precision = x->as(compute::precision_registry());
     else o.value().fail("missing required key 'precision' (one of fp32, tf32, fp16, bf16, fp8)");
 
-    // Shape keys belong to the GPT family; BERT takes seq_len (and task); ResNet-50 none.
+    // Shape keys belong to the GPT family (a preset takes them as changes to its shape, e.g.
+    // a 12-layer cut of Llama 3 70B); BERT takes seq_len (and task); ResNet-50 none.
     for (std::string_view key : {"layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads"}) {
-        if (o.has(key) && !is_gpt)
-            o.at(key).fail("'" + std::string(key) + "' applies to model 'gpt' only, not '" + w.model + "'");
+        if (o.has(key) && !is_gpt && !is_preset)
+            o.at(key).fail("'" + std::string(key) + "' applies to model 'gpt' and the GPT presets only, not '" + w.model + "'");
     }
-    GptShapeKeys k;
+    if (is_preset) {
+        const work::GptShape& base = work::find_gpt_preset(w.model)->shape;
+        for (const auto& [key, field] : {std::pair{"layers", &GptShapeKeys::layers}, std::pair{"hidden", &GptShapeKeys::hidden},
+                                         std::pair{"heads", &GptShapeKeys::heads}, std::pair{"vocab", &GptShapeKeys::vocab},
+                                         std::pair{"ffn_hidden", &GptShapeKeys::ffn_hidden},
+                                         std::pair{"kv_heads", &GptShapeKeys::kv_heads}})
+            if (auto x = o.get(key)) k.*field = positive_int(*x);
+        const int hidden = k.hidden ? k.hidden : base.hidden, heads = k.heads ? k.heads : base.heads;
+        const int kv = k.kv_heads ? k.kv_heads : base.kv_heads ? base.kv_heads : heads;
+        if (hidden % heads != 0)
+            o.at(k.heads ? "heads" : "hidden").fail("expected hidden (" + str(hidden) + ") to be a multiple of heads (" + str(heads) + ")");
+        if (heads % kv != 0)
+            o.at(k.kv_heads ? "kv_heads" : "heads").fail("expected heads (" + str(heads) + ") to be a multiple of kv_heads (" + str(kv) + ")");
+    }
     if (is_gpt) {
         k.layers = positive_int(o.at("layers"));
         k.hidden = positive_int(o.at("hidden"));
@@ -263,11 +350,21 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given) {
         o.value().fail("missing required key 'seq_len' (tokens per sample)");
     } else if (is_preset) {
         k.seq_len = work::find_gpt_preset(w.model)->shape.seq_len;
+    } else if (is_txl) {
+        k.seq_len = work::find_txl_preset(w.model)->shape.tgt_len;
     }
-    BertTask task = BertTask::pretraining;
     if (auto x = o.get("task")) {
         if (!is_bert) x->fail("'task' applies to BERT models only");
-        task = x->as(bert_tasks());
+        k.task = x->as(bert_tasks());
+    }
+    if (auto x = o.get("activation")) {
+        if (!is_gpt) x->fail("'activation' applies to model 'gpt' only (a preset has its own)");
+        k.swiglu = x->as(activations());
+    }
+    if (auto x = o.get("attention")) {
+        if (is_vision || is_txl) x->fail("'attention' applies to GPT and BERT models, not '" + w.model + "'");
+        k.attention = x->as(attention_kinds());
+        k.attention_at = *x;
     }
 
     // Batch: batch_per_gpu (data parallel), or global_batch with micro_batch.
@@ -275,7 +372,28 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given) {
     const bool global = o.has("global_batch");
     if (per_gpu && global) o.at("global_batch").fail("give either 'batch_per_gpu' or 'global_batch', not both");
     if (!per_gpu && !global) o.value().fail("missing batch size: give 'batch_per_gpu', or 'global_batch' with 'micro_batch'");
+    const auto& frameworks = compute::framework_registry();
+    if (auto x = o.get("framework")) w.framework = x->as_name(frameworks.what(), frameworks.names());
+    const compute::Framework& fw = frameworks.get(w.framework);
+    w.fused_elementwise = fw.fused_elementwise;
+    w.tf32_matmul = fw.tf32_matmul;
+    w.tf32_conv = fw.tf32_conv;
+    w.conv_layout = fw.conv_layout;
+    if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x, dp_given, fw);
+    else {
+        const Json none = Json::object();  // the profile's defaults
+        w.parallelism = parse_parallelism(Value(none, "/parallelism", v.source()), dp_given, fw);
+        // A GPT-family model given by its global batch, without a layout: the layout search
+        // chooses one (a 70B model has no data-parallel layout that fits).
+        w.parallelism.search = (is_gpt || is_preset) && global && !elastic_given;
+    }
+    const bool search = w.parallelism.search;
     if (per_gpu) {
+        // The search keeps the samples per step fixed while dp varies: only models without
+        // model parallelism (dp = GPUs) keep batch_per_gpu fixed too.
+        if (search && !is_vision)
+            o.at("batch_per_gpu").fail("the layout search (\"parallelism\": \"auto\") varies dp: give 'global_batch' "
+                                       "(samples per optimizer step) instead of 'batch_per_gpu'");
         w.batch_per_gpu = positive_int(o.at("batch_per_gpu"));
         if (auto x = o.get("micro_batch")) {
             w.micro_batch = positive_int(*x);
@@ -284,11 +402,17 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given) {
         }
     } else {
         w.global_batch = positive_int(o.at("global_batch"));
-        w.micro_batch = positive_int(o.at("micro_batch"));
+        // With the search the micro-batch is one of its variables, fixed only when given.
+        if (auto x = o.get("micro_batch"); x || !search) w.micro_batch = positive_int(o.at("micro_batch"));
     }
-    if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x, dp_given);
     if (auto x = o.get("bucket_mb")) w.bucket = units::bytes(x->as_positive_number() * 1024 * 1024);
     if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
+    if (auto x = o.get("tf32")) w.tf32_matmul = w.tf32_conv = x->as_bool();
+    if (auto x = o.get("conv_layout")) w.conv_layout = x->as(compute::conv_layout_registry());
+    if (auto x = o.get("padding_fraction")) {
+        if (!is_bert) x->fail("'padding_fraction' applies to BERT models (padded to seq_len), not '" + w.model + "'");
+        w.padding_fraction = x->as_number();
+    }
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.
     const int forms = int(o.has("dataset_samples")) + int(o.has("samples")) + int(o.has("tokens"));
@@ -309,7 +433,6 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given) {
         if (is_vision) t.fail("'tokens' needs a language model; give 'samples' for '" + w.model + "'");
         w.samples = t.as_positive_number() / k.seq_len;
     }
-    w.graph = build_workload(w.model, task, k);
     return w;
 }
 
@@ -745,10 +868,10 @@ void check_layout(const Scenario& s, int gpus, const Value& gpus_at, const Json&
     const auto at = [&](std::initializer_list<const char*> pointers) {
         return elastic_step ? gpus_at : blame(root, src, pointers);
     };
-    const int model_parallel = par.tp * par.pp;
+    const int model_parallel = par.model_parallel();
     if (gpus % model_parallel != 0)
-        at({"/cluster/gpus", "/workload/parallelism/tp", "/workload/parallelism/pp"})
-            .fail("expected a multiple of tp x pp (" + str(model_parallel) + "), got " + str(gpus));
+        at({"/cluster/gpus", "/workload/parallelism/tp", "/workload/parallelism/pp", "/workload/parallelism/cp"})
+            .fail("expected a multiple of tp x pp x cp (" + str(model_parallel) + "), got " + str(gpus));
     const int dp = gpus / model_parallel;
     if (w.global_batch && w.global_batch % (dp * w.micro_batch) != 0)
         at({"/workload/global_batch", "/workload/micro_batch", "/cluster/gpus", "/workload/parallelism/tp",
@@ -761,6 +884,13 @@ void check_layout(const Scenario& s, int gpus, const Value& gpus_at, const Json&
     if (par.tp > 1 && model.domain == work::Domain::vision)
         at({"/workload/parallelism/tp", "/workload/model"})
             .fail("tensor parallelism splits transformer layers; model '" + w.model + "' has none");
+    if (par.cp > 1 && model.domain == work::Domain::vision)
+        at({"/workload/parallelism/cp", "/workload/model"})
+            .fail("context parallelism splits sequences; model '" + w.model + "' has none");
+    if (par.cp > 1 && std::fmod(model.seq_len, 2.0 * par.cp) != 0)
+        at({"/workload/parallelism/cp", "/workload/seq_len"})
+            .fail("expected cp to divide half the sequence length (" + str(static_cast<int>(model.seq_len)) +
+                  " tokens in 2 x cp load-balanced chunks), got cp = " + str(par.cp));
     int layers = 0;
     for (const auto& l : model.layers) layers += l.repeat;
     const int stages = par.pp * par.virtual_stages;
@@ -783,7 +913,8 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     if (auto x = o.get("description")) (void)x->as_string();
     if (auto x = o.get("seed")) s.seed = static_cast<std::uint64_t>(x->as_nonnegative_int());
     int dp_given = 0;
-    s.workload = parse_workload(o.at("workload"), dp_given);
+    GptShapeKeys shape;
+    s.workload = parse_workload(o.at("workload"), dp_given, shape, o.has("elastic"));
     s.pricing = parse_pricing(o.at("pricing"));
     std::optional<InstanceHardware> priced;
     if (!s.pricing.instance.empty())
@@ -819,6 +950,36 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     // Cross-section checks.
     auto& w = s.workload;
     const compute::GpuSpec& gpu = *s.cluster.gpu;
+    // The attention kernel: as written, else the framework's for this model on this GPU.
+    // FlashAttention needs sm80 or newer (FlashAttention-2 README: Ampere, Ada, Hopper; ROCm
+    // builds on CDNA) and 16-bit inputs (fp16/bf16; fp8 training keeps attention in bf16).
+    const bool flash_gpu = gpu.family != "volta" && gpu.family != "turing";
+    const bool flash_precision = w.precision != compute::Precision::fp32 && w.precision != compute::Precision::tf32;
+    const bool decoder = w.model == "gpt" || work::find_gpt_preset(w.model);
+    const compute::Framework& fw = compute::framework_registry().get(w.framework);
+    w.attention = (decoder ? fw.flash_attention : fw.flash_encoders) && flash_gpu && flash_precision
+                      ? work::AttentionKind::flash
+                      : work::AttentionKind::unfused;
+    if (shape.attention) {
+        if (*shape.attention == work::AttentionKind::flash && !flash_gpu)
+            shape.attention_at->fail("FlashAttention needs an Ampere or newer GPU; '" + std::string(gpu.name) + "' is " +
+                                     std::string(gpu.family));
+        if (*shape.attention == work::AttentionKind::flash && !flash_precision)
+            shape.attention_at->fail("FlashAttention runs in fp16 or bf16 (or under fp8 training), not " +
+                                     std::string(compute::precision_registry().name_of(w.precision)));
+        w.attention = *shape.attention;
+    }
+    if (work::find_txl_preset(w.model) || w.model == "resnet50") w.attention = work::AttentionKind::unfused;
+    // A framework that removes padding runs each sample at its real length: the encoder is
+    // built for the mean unpadded length (the attention's s^2 is then a mean-length figure,
+    // a little below the mean of s^2).
+    if (w.padding_fraction > 0 && fw.removes_padding) {
+        GptShapeKeys packed = shape;
+        packed.seq_len = std::max(1, static_cast<int>(std::lround(shape.seq_len * (1.0 - w.padding_fraction))));
+        w.graph = build_workload(w.model, packed, w.attention);
+    } else {
+        w.graph = build_workload(w.model, shape, w.attention);
+    }
     if (gpu.peak_tflops[static_cast<std::size_t>(w.precision)] <= 0.0) {
         std::string valid;
         for (const auto& e : compute::precision_registry().entries())
@@ -828,10 +989,10 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
                   " support; valid: " + valid);
     }
     auto& par = w.parallelism;
-    const int model_parallel = par.tp * par.pp;
+    const int model_parallel = par.model_parallel();
     if (s.cluster.gpus % model_parallel != 0)
-        blame(j, src, {"/cluster/gpus", "/workload/parallelism/tp", "/workload/parallelism/pp"})
-            .fail("expected a multiple of tp x pp (" + str(model_parallel) + "), got " + str(s.cluster.gpus));
+        blame(j, src, {"/cluster/gpus", "/workload/parallelism/tp", "/workload/parallelism/pp", "/workload/parallelism/cp"})
+            .fail("expected a multiple of tp x pp x cp (" + str(model_parallel) + "), got " + str(s.cluster.gpus));
     const auto& d = s.data;
     if (d.instance && j.contains(Json::json_pointer("/data/instance"))) {
         const data::Instance& inst = *d.instance;
@@ -855,9 +1016,13 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     }
     if (dp_given && dp_given * model_parallel != s.cluster.gpus)
         at_pointer(j, "/workload/parallelism/dp", src)
-            .fail("expected tp x pp x dp = gpus (" + str(s.cluster.gpus) + "), got " + str(dp_given * model_parallel));
+            .fail("expected tp x pp x cp x dp = gpus (" + str(s.cluster.gpus) + "), got " + str(dp_given * model_parallel));
     par.dp = s.cluster.gpus / model_parallel;
-    check_layout(s, s.cluster.gpus, at_pointer(j, "/cluster/gpus", src), j, src, false);
+    // The search checks its candidates' layouts itself (analysis/plan/layout.hpp).
+    if (par.search && !s.elastic.schedule.empty())
+        at_pointer(j, "/workload/parallelism", src)
+            .fail("the layout search plans one cluster size: give the layout (tp, pp, ...) for an elastic schedule");
+    if (!par.search) check_layout(s, s.cluster.gpus, at_pointer(j, "/cluster/gpus", src), j, src, false);
 
     // Each elastic step is a cluster of its own size: whole nodes, a fabric across nodes,
     // and a parallel layout that holds.
@@ -895,6 +1060,13 @@ std::string set_dotted(Json& j, const std::string& dotted, const Json& value) {
 }
 
 }  // namespace
+
+const Registry<LayoutObjective>& layout_objective_registry() {
+    static const Registry<LayoutObjective> r{"layout objective",
+                                             {{"time", LayoutObjective::time, "the fastest optimizer step"},
+                                              {"cost", LayoutObjective::cost, "the cheapest run: time x GPUs x price"}}};
+    return r;
+}
 
 std::span<const NumberRange> scenario_number_ranges() { return scenario_ranges_table; }
 

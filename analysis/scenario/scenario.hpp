@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/compute/framework.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/compute/gpu_model.hpp"
 #include "models/compute/step.hpp"
@@ -21,8 +22,10 @@
 #include "models/network/network.hpp"
 #include "models/pricing/catalog.hpp"
 #include "models/pricing/spot_trace.hpp"
+#include "models/registry.hpp"
 #include "models/units.hpp"
 #include "models/workloads/workload.hpp"
+#include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
 
@@ -30,14 +33,33 @@ enum class Schedule { one_f_one_b, gpipe };
 enum class Staging { none, copy_to_nvme };
 using price::PlanKind;
 
+// What the layout search minimises: one optimizer step's time, or the run's cost (time x
+// GPUs x price); ties go to the other (analysis/plan/layout.hpp).
+enum class LayoutObjective { time, cost };
+const Registry<LayoutObjective>& layout_objective_registry();
+
+// The parallel layout. With `search` ("parallelism": "auto", or {"auto": true}, or a GPT-family
+// model with `global_batch`, no `parallelism` block and no elastic schedule) the run layer
+// chooses tp, pp, virtual stages, cp, dp, micro-batch, recomputation and ZeRO stage with the
+// layout search; the fields below then hold their defaults (all 1) and only the overlap
+// switches and the schedule are the scenario's.
 struct Parallelism {
+    bool search = false;
+    LayoutObjective objective = LayoutObjective::time;
     int tp = 1, pp = 1;
-    int dp = 1;                      // resolved: gpus / (tp x pp) at the cluster's size
+    int cp = 1;                      // context parallelism: each sequence split over cp GPUs (ring attention)
+    int dp = 1;                      // resolved: gpus / (tp x pp x cp) at the cluster's size
     bool sequence_parallel = false;  // resolved: only with tp > 1
     compute::Recompute recompute = compute::Recompute::none;
     int zero = 0;                    // ZeRO stage 0..3
     int virtual_stages = 1;          // interleaved pipeline stages per GPU
     Schedule schedule = Schedule::one_f_one_b;
+    // Overlaps, from the framework profile unless the scenario sets them.
+    bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
+    bool overlap_param_gather = false;  // ZeRO-1/3 parameter all-gathers prefetched behind compute
+    bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
+
+    int model_parallel() const { return tp * pp * cp; }
 };
 
 struct WorkloadSpec {
@@ -46,9 +68,14 @@ struct WorkloadSpec {
     compute::Precision precision = compute::Precision::fp32;
     int batch_per_gpu = 0;         // samples per GPU per optimizer step (data-parallel form)
     int global_batch = 0;          // samples per optimizer step (with micro_batch)
-    int micro_batch = 0;
+    int micro_batch = 0;           // 0 only with a layout search that chooses it
     units::Bytes bucket{25.0 * 1024 * 1024};  // gradient bucket (PyTorch DDP bucket_cap_mb, MiB)
-    bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (XLA, fused frameworks)
+    std::string framework{compute::default_framework};  // registry name of the framework profile
+    bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (profile or key)
+    bool tf32_matmul = false, tf32_conv = false;  // fp32 requests on TF32 tensor cores (profile or `tf32`)
+    compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
+    work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
+    double padding_fraction = 0;   // BERT: share of padding tokens in a sample (removed only by frameworks that unpad)
     Parallelism parallelism;
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens

@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <Eigen/Dense>
 
+#include "analysis/run/run.hpp"
+#include "analysis/scenario/csv.hpp"
 #include "analysis/scenario/input_error.hpp"
+#include "analysis/studies/measured_row.hpp"
 #include "models/compute/step.hpp"
 #include "models/fit/levenberg_marquardt.hpp"
 #include "models/workloads/zoo.hpp"
@@ -18,7 +22,7 @@ using compute::Precision;
 
 // Parameter vector, in a transformed space where any real value is valid:
 // efficiencies through a logistic, positive quantities through exp.
-enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, n_params };
+enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, p_attn, n_params };
 
 // Weak priors, the starting point and the value of any parameter no row constrains:
 // large GEMMs reach about 80% of peak, convolutions a little less than a GEMM of the same
@@ -28,6 +32,11 @@ enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kern
 constexpr double prior_eff = 0.8, prior_conv = 0.8, prior_mem = 0.8, prior_kfill = 128.0, prior_kernel_s = 5e-6,
                  prior_step_s = 1e-3;
 constexpr double prior_weight = 0.1;
+// The host's time per step outside kernels (the optimizer's launches, the batch hand-off,
+// the Python loop) is a few milliseconds in PyTorch training loops; held close to its prior
+// so that it cannot absorb what the step model misses on large steps (a 100 ms "overhead"
+// would then slow every small step).
+constexpr double step_prior_weight = 2.0;
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double logit(double p) { return std::log(p / (1.0 - p)); }
@@ -49,6 +58,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     c.mem_eff = logistic(x[p_mem]);
     c.kernel_overhead_s = std::exp(x[p_kernel]);
     c.step_overhead_s = std::exp(x[p_step]);
+    c.attention_eff = logistic(x[p_attn]);
     return c;
 }
 
@@ -60,7 +70,76 @@ Eigen::VectorXd prior_vector() {
     x[p_mem] = logit(prior_mem);
     x[p_kernel] = std::log(prior_kernel_s);
     x[p_step] = std::log(prior_step_s);
+    x[p_attn] = logit(compute::Calibration{}.attention_eff);
     return x;
+}
+
+// The nearest fitted family of a family without calibrate rows: the same vendor's closest
+// architecture (Turing's tensor cores are Volta's; CDNA3 is priced as Hopper, its peer part).
+const std::map<std::string, std::string, std::less<>> borrow_from{{"turing", "volta"}, {"cdna3", "hopper"}};
+
+std::string gpu_of_family(const std::string& family) {
+    for (const auto& g : compute::gpu_catalog())
+        if (g.family == family) return std::string(g.name);
+    return family;
+}
+
+// Rows of one family come from different software stacks; a group that the model does not
+// describe (a slower fork, an unusual batch) must not pull every efficiency with it. The fit
+// minimises the Cauchy loss c^2 log(1 + (r / c)^2) of each log residual r, written as a
+// residual for least squares (Black and Rangarajan 1996; Triggs et al. 2000, Sec. 6.8): it is
+// r for small r and grows only logarithmically beyond c.
+constexpr double robust_scale = 0.15;  // log residual at which a row starts to count less (about 15%)
+
+double robust(double r) {
+    const double c = robust_scale;
+    return std::copysign(c * std::sqrt(std::log1p((r / c) * (r / c))), r);
+}
+
+// A training metric as seconds per unit, so that every row's residual is a log ratio of times.
+double seconds_per_unit(const std::string& metric, double value) {
+    return metric == "iteration_s" || metric == "time_to_train_s" ? value : 1.0 / value;
+}
+
+double training_metric_value(const std::string& metric, const Scenario& s, const Result& r) {
+    CsvRow row;
+    row.cells["metric"] = metric;
+    return training_metric(row, s, r);
+}
+
+// Calibrate training rows of the family (trust high and medium: low rows are not fitted),
+// each as the scenario it describes.
+void add_training_rows(const std::vector<std::string>& files, const std::string& family,
+                       std::vector<CalibrationRow>& rows, std::vector<std::string>& skipped) {
+    for (const auto& f : files) {
+        const CsvTable t = read_csv(f);
+        if (!t.has_column("role") || !t.has_column("metric")) continue;  // the measurement script's CSV
+        for (const CsvRow& r : t.rows) {
+            if (r.at("role") != "calibrate" || !is_training_row(r) || r.at("trust") == "low") continue;
+            const std::string& gpu = r.at("gpu");
+            if (gpu.empty() || gpu_family(gpu) != family) continue;
+            const std::string id = r.at("id");
+            // A value that is not a positive number is an error in the file, never a row to skip.
+            const auto value = r.number("value");
+            if (!value || !(*value > 0) || !std::isfinite(*value))
+                throw InputError(f, "line " + std::to_string(r.line),
+                                 "column 'value': expected a positive number, got '" + r.at("value").substr(0, 32) + "'");
+            try {
+                CalibrationRow row;
+                row.id = id;
+                row.gpu = gpu;
+                row.kind = RowKind::step;
+                row.metric = r.at("metric");
+                row.scenario = std::make_shared<const Scenario>(compile_scenario(training_draft(r)));
+                row.measured_s = seconds_per_unit(row.metric, *value);
+                rows.push_back(std::move(row));
+            } catch (const RowSkip& k) {
+                skipped.push_back(id + ": " + k.reason);
+            } catch (const InputError& e) {
+                skipped.push_back(id + ": " + e.message());
+            }
+        }
+    }
 }
 
 // Per-row predicted time, for the row's own GPU part with the shared efficiencies.
@@ -70,6 +149,12 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
     if (spec.peak_tflops[1] == spec.peak_tflops[0]) c.matmul_eff[1] = c.matmul_eff[0];
     c.gpu = row.gpu;
     const compute::GpuModel gpu(spec, c);
+    if (row.scenario) {
+        // The row's scenario under the trial calibration: a copy differing only there.
+        Scenario s = *row.scenario;
+        s.cluster.calibration = c;
+        return seconds_per_unit(row.metric, training_metric_value(row.metric, s, run_scenario(s)));
+    }
     switch (row.kind) {
         case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
         case RowKind::copy:
@@ -95,6 +180,18 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
     (void)compute::find_gpu(gpu);
     FitReport rep;
     rep.rows = read_calibration_rows(files, gpu, rep.skipped);
+    add_training_rows(files, gpu_family(gpu), rep.rows, rep.skipped);
+    std::string borrowed;
+    if (rep.rows.empty()) {
+        // A family without calibrate rows takes the fit of its nearest fitted family: the
+        // rows of that family, each predicted on its own part.
+        if (const auto it = borrow_from.find(gpu_family(gpu)); it != borrow_from.end()) {
+            const std::string donor = gpu_of_family(it->second);
+            rep.rows = read_calibration_rows(files, donor, rep.skipped);
+            add_training_rows(files, it->second, rep.rows, rep.skipped);
+            borrowed = it->second;
+        }
+    }
     if (rep.rows.empty())
         throw InputError(files.empty() ? std::string() : files.front(), "",
                          "no calibrate rows for the " + gpu_family(gpu) + " family of GPU '" + gpu + "'");
@@ -107,9 +204,10 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
         const auto c = to_calibration(x, gpu);
         for (Eigen::Index i = 0; i < n_rows; ++i) {
             const auto& row = rep.rows[static_cast<std::size_t>(i)];
-            r[static_cast<std::size_t>(i)] = std::log(predict(row, c) / row.measured_s);
+            r[static_cast<std::size_t>(i)] = robust(std::log(predict(row, c) / row.measured_s));
         }
-        for (int j = 0; j < n_params; ++j) r[static_cast<std::size_t>(n_rows + j)] = prior_weight * (x[j] - prior[j]);
+        for (int j = 0; j < n_params; ++j)
+            r[static_cast<std::size_t>(n_rows + j)] = (j == p_step ? step_prior_weight : prior_weight) * (x[j] - prior[j]);
         return r;
     };
 
@@ -131,7 +229,10 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
     rep.calibration.date = date;
     std::string from;
     for (const auto& f : files) from += (from.empty() ? "" : ", ") + f;
-    rep.calibration.fitted_from = from + " (" + std::to_string(rep.rows.size()) + " rows of the " + gpu_family(gpu) + " family)";
+    rep.calibration.fitted_from =
+        borrowed.empty() ? from + " (" + std::to_string(rep.rows.size()) + " rows of the " + gpu_family(gpu) + " family)"
+                         : from + " (" + std::to_string(rep.rows.size()) + " rows of the " + borrowed + " family, borrowed: no calibrate rows of the " +
+                               gpu_family(gpu) + " family)";
     double ss = 0;
     for (const auto& row : rep.rows) {
         const double p = predict(row, rep.calibration);

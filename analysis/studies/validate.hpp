@@ -10,32 +10,59 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scenario/scenario.hpp"
+
 namespace rentsim::analysis {
 
 struct ValidationRow {
     std::string id, category, role, metric;
+    std::string trust;       // high, medium or low (empty column: high)
+    std::string gpu;         // the row's GPU, empty for CPU rows
+    std::string kind;        // what was predicted: the model name, "spec", "gemm" or "collective"
     double measured = 0;
     double predicted = 0;
     double error = 0;        // predicted / measured - 1 (signed fraction)
+    bool fits = true;        // training rows: the memory model says the run fits its GPUs
     std::string skipped;     // empty when predicted; otherwise the reason
 };
 
 struct ErrorStats {
     int n = 0;
-    double mean_abs_error = 0, median_abs_error = 0, max_abs_error = 0;  // fractions
+    double mean_abs_error = 0, median_abs_error = 0, p90_abs_error = 0, max_abs_error = 0;  // fractions
 };
 
+using ErrorSummary = std::map<std::string, std::map<std::string, ErrorStats>>;  // group -> role -> stats
+
+// Scores count rows of trust high and medium only (the data README's advice); `by_trust`
+// reports every level, low included, for what it is worth.
 struct ValidationReport {
     std::vector<ValidationRow> rows;  // in file order
     // category -> role (calibrate, check) -> statistics of |error| over predicted rows;
     // the category "all" holds every category together.
-    std::map<std::string, std::map<std::string, ErrorStats>> summary;
+    ErrorSummary summary;
+    ErrorSummary by_family;           // GPU architecture family (GpuSpec::family) -> role -> stats
+    ErrorSummary by_trust;            // trust level -> role -> stats
+    int check_rows = 0;               // scored check rows
+    int check_predicted = 0;          // of which predicted
+    int check_misfits = 0;            // of which the memory model says would not fit
 };
+
+// The architecture family of a catalog GPU ("other" outside the catalog).
+std::string gpu_family_of(const std::string& gpu);
 
 ErrorStats error_stats(std::vector<double> abs_errors);
 
 // Throws InputError naming the file and line on unreadable input.
-ValidationReport validate_file(const std::string& path);
+// `what_if` keys (dotted scenario keys) are applied to every training row: ablations.
+ValidationReport validate_file(const std::string& path, const Overrides& what_if = {});
+
+// The README's validation tables: check rows predicted, then errors by category and by GPU
+// family (trust high and medium).
+std::string validation_markdown(const ValidationReport& report);
+
+// The README's ablation table: the check rows' error (trust high and medium, training rows)
+// with each mechanism switched off in turn, the calibration unchanged.
+std::string ablation_markdown(const std::string& path);
 
 // A table per row and per category (console), and `{"schema": 1, "rows": [...], "summary": {...}}`.
 std::string validation_text(const ValidationReport& report);

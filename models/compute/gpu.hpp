@@ -29,21 +29,40 @@ double activation_bytes(Precision p);
 // Whether the precision is mixed: fp32 master weights and optimizer state beside 16-bit copies.
 bool is_mixed(Precision p);
 
+// One accelerator's datasheet facts: an aggregate, one row per part in gpu.cpp, every field set
+// on every row. Figures are per GPU; a field a part lacks is 0 (or false), never left out.
+//   family: the architecture family whose fitted efficiencies a part shares, one of
+//     gpu_families: "volta" (V100), "ampere" (A100), "hopper" (H100, H200, H100/H200 NVL),
+//     "blackwell" (B200, GB200, B300, GB300), "ada" (L40S, L40, L4, RTX 4090, RTX 6000 Ada),
+//     "ampere-ga10x" (A40, A10, A10G, RTX 3090, RTX A6000), "turing" (T4), "cdna3" (MI300X).
+//   pcie_p2p: two such GPUs in one PCIe server can copy peer to peer over PCIe (false where the
+//     driver disables it: GeForce RTX 3090 and 4090; the row's source says why).
+//   gpu_link_gbps: a GPU-to-GPU fabric that is not NVLink (MI300X's Infinity Fabric), per GPU per
+//     direction, all links, GB/s; 0 elsewhere. The nvlink_* fields hold NVLink only, so that code
+//     testing nvlink_gbps > 0 or nvlink_generation never mistakes another fabric for NVLink; the
+//     network model does not read gpu_link_gbps yet.
 struct GpuSpec {
     std::string_view name;         // registry name used in scenarios, e.g. "a100-sxm4-80gb"
     std::string_view description;  // one line for `rentsim list gpus`
-    int sms;                       // streaming multiprocessors (wave quantisation)
+    int sms;                       // streaming multiprocessors, compute units on AMD (wave quantisation)
     std::array<double, precision_count> peak_tflops;  // dense peak per Precision, TFLOP/s
-    double memory_gib;             // HBM addressable by the framework
-    double hbm_gbps;               // HBM bandwidth, GB/s
-    int nvlink_generation;         // 0: no NVLink (PCIe cards; bridges are not modelled)
+    double memory_gib;             // device memory (HBM, or GDDR on PCIe cards) addressable by the framework
+    double hbm_gbps;               // device memory bandwidth (HBM or GDDR), GB/s
+    int nvlink_generation;         // 0: no NVLink (PCIe cards; bridges of A40/A6000/3090 are not modelled)
     int nvlink_links;              // NVLink links per GPU
     double nvlink_gbps;            // NVLink bandwidth per GPU per direction, all links, GB/s (0: none)
-    bool nvswitch;                 // sits on an NVSwitch board (SXM3, SXM4, SXM5)
+    bool nvswitch;                 // sits on an NVSwitch board (SXM3, SXM4, SXM5, HGX/NVL72 Blackwell)
     int pcie_generation;           // host link: PCIe x16 of this generation
     double tdp_w;                  // board power, W
     std::string_view source;       // datasheet and the date it was read
+    std::string_view family;       // architecture family, one of gpu_families
+    bool pcie_p2p;                 // PCIe peer-to-peer copies between two such GPUs work
+    double gpu_link_gbps;          // non-NVLink GPU fabric per GPU per direction, GB/s (0: none)
 };
+
+// The values GpuSpec::family takes, oldest first.
+inline constexpr std::array<std::string_view, 8> gpu_families{"volta", "turing", "ampere", "ampere-ga10x",
+                                                              "ada", "hopper", "blackwell", "cdna3"};
 
 std::span<const GpuSpec> gpu_catalog();
 // The catalog by name, in catalog order; each entry's description is the part's.

@@ -1,5 +1,6 @@
 #include "models/compute/gpu_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -17,6 +18,38 @@ units::FlopsPerSecond GpuModel::matmul_rate(Precision p) const {
 }
 
 units::BytesPerSecond GpuModel::memory_rate() const { return hbm_bandwidth(*spec_) * cal_.mem_eff; }
+
+Precision GpuModel::attention_precision(Precision p) const {
+    const auto has = [&](Precision q) { return spec_->peak_tflops[static_cast<std::size_t>(q)] > 0.0; };
+    switch (p) {
+        case Precision::fp8: return has(Precision::bf16) ? Precision::bf16 : Precision::fp16;
+        case Precision::fp32:
+        case Precision::tf32: return has(Precision::tf32) ? Precision::tf32 : Precision::fp32;
+        case Precision::fp16:
+        case Precision::bf16: return p;
+    }
+    return p;
+}
+
+units::FlopsPerSecond GpuModel::attention_rate(Precision p) const {
+    return peak(*spec_, attention_precision(p)) * cal_.attention_eff;
+}
+
+Seconds GpuModel::attention_time(double flops, double query_blocks, double traffic_bytes, Precision p) const {
+    const auto rate = attention_rate(p);
+    if (rate.value <= 0.0)
+        throw std::invalid_argument("GPU '" + std::string(spec_->name) + "' has no " +
+                                    std::string(to_string(attention_precision(p))) + " path for attention");
+    // Waves of query blocks, as gemm_time's waves of tiles: a partly filled last wave costs a
+    // full one, so the FLOPs are spread evenly over the blocks and scaled by waves x SMs /
+    // blocks. (Causal blocks do unequal work; FlashAttention-2 schedules the longest first.)
+    const double sms = spec_->sms;
+    const double blocks = std::max(1.0, query_blocks);
+    const double waves = std::ceil(blocks / sms);
+    const double compute = flops * (waves * sms / blocks) / rate.value;
+    const double memory = traffic_bytes / memory_rate().value;
+    return units::seconds(std::max(compute, memory) + cal_.kernel_overhead_s);
+}
 
 Seconds GpuModel::stream_time(Bytes bytes) const {
     return bytes / memory_rate() + units::seconds(cal_.kernel_overhead_s);
@@ -54,10 +87,12 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
         case work::SampleDim::m: m *= micro_batch; break;
         case work::SampleDim::k: k *= micro_batch; break;
         case work::SampleDim::batch: batch *= micro_batch; break;
+        case work::SampleDim::none: break;  // once per micro-batch
     }
-    double elems = op.fwd_elems * micro_batch;
+    const double per_batch = op.samples == work::SampleDim::none ? 1.0 : micro_batch;
+    double elems = op.fwd_elems * per_batch;
     double weights = op.weight_elems;
-    double flops = op.fwd_flops * micro_batch;
+    double flops = op.fwd_flops * per_batch;
     // A GEMM split along m is the weight gradient of a row-parallel layer, always divided; a
     // streaming op split along m is sequence-parallel.
     const bool gemm = op.cls == work::OpClass::matmul || op.cls == work::OpClass::conv ||
@@ -86,6 +121,13 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
             const Seconds time = gemm_time(m, n, k, batch, p, conv, traffic);
             const Bytes bytes{traffic * elem};
             return {time, Flops{flops}, bytes};
+        }
+        case work::OpClass::fused_attention: {
+            // One thread block per 128 query rows of one head and sample (FlashAttention-2's
+            // forward grid; its backward grid is over key blocks, the same count here).
+            const double blocks = std::ceil(m / tile_edge) * batch;
+            const Bytes bytes{elems * elem};
+            return {attention_time(flops, blocks, bytes.value, p), Flops{flops}, bytes};
         }
         case work::OpClass::elementwise:
         case work::OpClass::normalization:

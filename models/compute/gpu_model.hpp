@@ -6,6 +6,10 @@
 // at `matmul_eff` x peak and its memory traffic at `mem_eff` x HBM bandwidth, plus a
 // per-kernel overhead. Memory-bound ops (elementwise, normalisation, softmax, embedding,
 // optimizer) take their bytes over the effective bandwidth plus the same overhead.
+// A FlashAttention kernel (fused_attention) runs one thread block per 128-row query block,
+// head and sample, in waves over the SMs; its time is the larger of its FLOPs at
+// `attention_eff` x the 16-bit dense peak (wave-quantised) and its traffic over the effective
+// bandwidth, plus the kernel overhead.
 // Calibration holds the few fitted parameters; `rentsim calibrate` fits them.
 #pragma once
 
@@ -28,6 +32,12 @@ struct Calibration {
     double k_fill = 0.0;              // pipeline fill per tile, in K elements
     double mem_eff = 0.8;             // fraction of HBM bandwidth reached by streaming kernels
     double kernel_overhead_s = 0.0;   // launch and tail per kernel, seconds
+    // Fraction of the 16-bit dense peak a FlashAttention kernel reaches, (0, 1]. Prior 0.6:
+    // FlashAttention-2 (Dao 2023, arXiv:2307.08691) reaches "50-73% of the theoretical
+    // maximum FLOPs/s on A100" (abstract), up to 230 TFLOP/s = 73% of 312 in the forward pass
+    // (Sec. 4), less in the backward; 335 TFLOP/s on H100 (34% of 989) without Hopper-specific
+    // instructions (Sec. 4.1). Optional in calibration files; absent there, this prior.
+    double attention_eff = 0.6;
     double step_overhead_s = 0.0;     // per training step outside kernels (data hand-off, Python), s
     std::string fitted_from;          // measurement file and row ids
     std::string date;                 // when it was fitted
@@ -59,9 +69,22 @@ public:
                              bool convolution = false, double traffic_elems = 0) const;
     // A streaming kernel moving `bytes` through HBM.
     units::Seconds stream_time(units::Bytes bytes) const;
+    // One FlashAttention kernel: `flops` over `query_blocks` thread blocks (128 query rows
+    // of one head and sample each), moving `traffic_bytes`; precision as attention_rate.
+    units::Seconds attention_time(double flops, double query_blocks, double traffic_bytes,
+                                  Precision p) const;
 
     // Effective rates this model assumes, for reports.
     units::FlopsPerSecond matmul_rate(Precision p) const;
+    // attention_eff x the dense peak of the precision FlashAttention runs in for step
+    // precision p (attention_precision).
+    units::FlopsPerSecond attention_rate(Precision p) const;
+    // FlashAttention supports fp16 and bf16 only (Dao-AILab/flash-attention README), and fp8
+    // training keeps attention in bf16 (Transformer Engine and torchao cast only the linear
+    // layers): fp8 -> bf16 (fp16 where the GPU has no bf16). fp32 and tf32 steps have no flash
+    // kernel (PyTorch's SDPA then picks another one); modelled as the same fused kernel at the
+    // tf32 peak (fp32 where the GPU has none). fp16 and bf16 are themselves.
+    Precision attention_precision(Precision p) const;
     units::BytesPerSecond memory_rate() const;
 
 private:

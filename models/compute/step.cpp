@@ -19,12 +19,35 @@ bool attention_core(const work::Op& op) { return op.tp == work::TpSplit::batch; 
 // Masks are one byte: `elem_b` converts them to activation elements.
 double selective_dropped(const work::Op& op, double elem_b) {
     if (!attention_core(op)) return 0.0;
+    // The fused kernel stashes Q, K, V (inputs it needs again) and its softmax statistics:
+    // recomputing it drops the statistics only.
+    if (op.cls == work::OpClass::fused_attention) return std::min(op.saved_elems, 2.0 * op.m * op.batch);
     if (op.cls == work::OpClass::attention)
         return op.name == "attn_context" ? std::min(op.saved_elems, op.m * op.k * op.batch) : 0.0;
     return op.saved_elems + op.saved_mask_elems / elem_b;  // softmax output, dropout mask
 }
 
+// 16-bit and fp8 convolutions run on tensor cores in NHWC only: cuDNN transposes NCHW
+// tensors around them. TF32 has NCHW tensor-core kernels of its own (cuDNN 8 release notes;
+// Lambda's NCHW TF32 ResNet-50 runs as fast as NVIDIA's NHWC one).
+bool transposed_for_tensor_cores(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
+
 }  // namespace
+
+Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig& cfg) {
+    const bool has_tf32 = gpu.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0.0;
+    switch (op.cls) {
+        case work::OpClass::matmul:
+        case work::OpClass::attention:
+            if (cfg.precision == Precision::fp32 && cfg.tf32_matmul && has_tf32) return Precision::tf32;
+            if (cfg.precision == Precision::fp8 && op.cls == work::OpClass::attention) return Precision::bf16;
+            return cfg.precision;
+        case work::OpClass::conv:
+            if (cfg.precision == Precision::fp32 && cfg.tf32_conv && has_tf32) return Precision::tf32;
+            return cfg.precision;
+        default: return cfg.precision;
+    }
+}
 
 StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfig& cfg) {
     StepCost out;
@@ -42,15 +65,36 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     };
     double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0;
     for (const auto& layer : w.layers) {
-        LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0, 0, 0, Bytes{}, Bytes{}};
+        LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
         double layer_saved = 0, layer_flops = 0, layer_recomputed = 0;
         Seconds recompute_time{};
         bool split = false;
         for (const auto& op : layer.ops) {
             const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
-            auto f = gpu.op_cost(op, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel);
+            const Precision p = op_precision(op, gpu.spec(), cfg);
+            auto f = gpu.op_cost(op, cfg.micro_batch, p, cfg.tp, cfg.sequence_parallel);
             if (fused) f.time = Seconds{};
-            lc.fwd += f.time;
+            // Extra streaming kernels around the op: layout transposes of an NCHW convolution
+            // on tensor cores (input and output in forward; twice that in backward, for dgrad
+            // and wgrad), fp8 cast-transposes of a linear layer's input and weight (forward)
+            // and of its output gradient (backward).
+            Seconds extra_fwd{}, extra_bwd{};
+            const double tp_div = op.tp != work::TpSplit::none && cfg.tp > 1 ? tp : 1.0;
+            if (op.cls == work::OpClass::conv && cfg.conv_layout == ConvLayout::nchw && transposed_for_tensor_cores(p)) {
+                const Bytes t{2.0 * op.fwd_elems * cfg.micro_batch * elem_b};
+                extra_fwd = gpu.stream_time(t);
+                extra_bwd = gpu.stream_time(t * 2.0);
+                lc.kernels += 3;
+            }
+            if (op.cls == work::OpClass::matmul && p == Precision::fp8) {
+                const double input = op.m * op.k * cfg.micro_batch, weight = op.weight_elems,
+                             output = op.m * op.n * cfg.micro_batch;
+                extra_fwd += gpu.stream_time(Bytes{(input + weight) / tp_div * fp8_cast_bytes_per_elem});
+                extra_bwd += gpu.stream_time(Bytes{output / tp_div * fp8_cast_bytes_per_elem});
+                lc.kernels += 2;
+            }
+            lc.fwd += f.time + extra_fwd;
+            lc.bwd += extra_bwd;
             layer_flops += op.fwd_flops;
             // Dropout masks are one byte whatever the precision: count them in activation elements.
             double saved = op.saved_elems + op.saved_mask_elems / elem_b;
@@ -63,9 +107,12 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             }
             layer_saved += saved / divisor(op);
             split = split || op.tp != work::TpSplit::none;
+            if (attention_core(op)) lc.attention_fwd += f.time;
             for (const auto& b : work::backward_ops(op)) {
                 if (fused) continue;
-                lc.bwd += gpu.op_cost(b, cfg.micro_batch, cfg.precision, cfg.tp, cfg.sequence_parallel).time;
+                const Seconds t = gpu.op_cost(b, cfg.micro_batch, op_precision(b, gpu.spec(), cfg), cfg.tp, cfg.sequence_parallel).time;
+                lc.bwd += t;
+                if (attention_core(op)) lc.attention_bwd += t;
                 ++lc.kernels;
             }
             if (!fused) ++lc.kernels;
@@ -117,6 +164,14 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     const double weight_shard = cfg.zero >= 3 ? cfg.dp : 1.0;
     const double state_b = adam ? (is_mixed(cfg.precision) ? 12.0 : 8.0) : (is_mixed(cfg.precision) ? 8.0 : 4.0);
     m.weights = Bytes{out.params * weight_b / weight_shard};
+    // ZeRO-3/FSDP gathers one layer's full parameters for its compute and prefetches the
+    // next one's (FSDP's default of one prefetched all-gather; Zhao et al. 2023, PyTorch FSDP,
+    // Sec. 3.3): two unsharded layers live beside the shards.
+    if (cfg.zero >= 3 && cfg.dp > 1) {
+        double largest = 0;
+        for (const auto& layer : w.layers) largest = std::max(largest, layer.params);
+        m.weights = m.weights + Bytes{2.0 * largest * weight_b};
+    }
     m.gradients = Bytes{out.params * grad_elem / grad_shard};
     m.optimizer = Bytes{out.params * state_b / shard};
     double act = saved_elems * cfg.micro_batch * activation_bytes(cfg.precision);

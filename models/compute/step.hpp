@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/compute/framework.hpp"
 #include "models/compute/gpu_model.hpp"
 #include "models/workloads/workload.hpp"
 
@@ -28,7 +29,23 @@ struct StepConfig {
     // cuDNN fused BN-add-ReLU and the MLPerf submissions' fused kernels do: no kernel and no
     // HBM round trip of their own. Their FLOPs still count.
     bool fused_elementwise = false;
+    // fp32 GEMMs / convolutions on TF32 tensor cores when the GPU has them (framework switches).
+    bool tf32_matmul = false;
+    bool tf32_conv = false;
+    // NCHW convolutions on tensor cores pay a transpose of their input and output (framework.hpp).
+    ConvLayout conv_layout = ConvLayout::nhwc;
 };
+
+// Precision an op runs in: fp32 GEMMs on TF32 tensor cores when the framework allows it and
+// the GPU has them; attention GEMMs in bf16 under fp8 training (Transformer Engine and
+// torchao cast only the linear layers to fp8).
+Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig& cfg);
+
+// fp8 training with Transformer Engine: each linear layer casts its input and weight to fp8
+// with a fused cast-transpose (read 2 B, write the fp8 copy and its transpose, 1 B each: 4 B
+// per element) in forward, and its output gradient likewise in backward (Transformer Engine
+// documentation, "FP8 primer" and the cast_transpose kernels; Hopper fp8 GEMMs take TN operands).
+inline constexpr double fp8_cast_bytes_per_elem = 4.0;
 
 struct LayerCost {
     std::string_view name;
@@ -45,6 +62,9 @@ struct LayerCost {
     int tp_bwd_collectives = 0;    // per micro-batch, in backward (recomputed forward included)
     units::Bytes tp_collective_bytes;  // whole buffer of one collective (nccl-tests size)
     units::Bytes boundary_bytes;   // the activation this layer hands to the next, one micro-batch
+    // Time of the attention core (per-head ops: scores, softmax, context, or the fused kernel),
+    // which context parallelism's K/V ring exchange overlaps.
+    units::Seconds attention_fwd{}, attention_bwd{};
 };
 
 struct MemoryUse {

@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <limits>
 #include <stdexcept>
@@ -210,15 +211,18 @@ PairInfo pair_info(const Topology& t, int a, int b) {
 struct Network::Geometry {
     Topology topology;
     Topology one;                         // a single node of the same design
-    std::optional<Topology> two;          // two nodes, when there is a fabric
+    std::optional<Topology> two;          // two NVLink domains (two nodes), when there is a fabric
     int per_node = 1;
+    int domain_nodes = 1;                 // nodes per NVLink domain (GB200 NVL72: 18 trays of 4)
+    int domain_gpus = 1;                  // GPUs per NVLink domain: the unit the formulas call a node
     bool every_mask = true;               // tables hold every subset, else prefixes only
     std::vector<IntraLevel> intra;        // by mask (or by prefix size)
     std::vector<double> egress;           // raw node egress by mask (or prefix size)
     std::unique_ptr<std::once_flag[]> slot_once;
     std::vector<PairInfo> pair_intra;     // per_node x per_node, same node
     std::vector<PairInfo> pair_inter;     // per_node x per_node, local a on one node, local b on another
-    std::unique_ptr<std::once_flag[]> pair_once;  // intra pairs, then inter pairs
+    std::vector<PairInfo> pair_domain;    // per_node x per_node, other node of the same NVLink domain
+    std::unique_ptr<std::once_flag[]> pair_once;  // intra pairs, inter pairs, then domain pairs
     bool nvls = false;
     int nvlink_generation = 0;
     double nvlink_per_gpu = 0.0;
@@ -240,14 +244,18 @@ struct Network::Geometry {
         });
         return i;
     }
-    const PairInfo& pair(bool same_node, std::size_t a, std::size_t b) {
+    // The route of a GPU pair: same node, another node of the same NVLink domain, or another
+    // domain (`same_domain` is ignored when `same_node`).
+    const PairInfo& pair(bool same_node, bool same_domain, std::size_t a, std::size_t b) {
         const auto pn = static_cast<std::size_t>(per_node);
         const std::size_t i = a * pn + b;
-        std::call_once(pair_once[(same_node ? 0 : pn * pn) + i], [&] {
-            if (same_node) pair_intra[i] = pair_info(one, static_cast<int>(a), static_cast<int>(b));
-            else pair_inter[i] = pair_info(*two, static_cast<int>(a), per_node + static_cast<int>(b));
+        const int kind = same_node ? 0 : same_domain ? 2 : 1;
+        std::call_once(pair_once[static_cast<std::size_t>(kind) * pn * pn + i], [&] {
+            if (kind == 0) pair_intra[i] = pair_info(one, static_cast<int>(a), static_cast<int>(b));
+            else if (kind == 1) pair_inter[i] = pair_info(*two, static_cast<int>(a), domain_gpus + static_cast<int>(b));
+            else pair_domain[i] = pair_info(*two, static_cast<int>(a), per_node + static_cast<int>(b));
         });
-        return same_node ? pair_intra[i] : pair_inter[i];
+        return kind == 0 ? pair_intra[i] : kind == 1 ? pair_inter[i] : pair_domain[i];
     }
 };
 
@@ -306,12 +314,17 @@ Network::Network(Topology topology, NetworkParams params) : params_(params) {
     g->egress.resize(slots);
     g->slot_once = std::make_unique<std::once_flag[]>(slots);
     const auto pn = static_cast<std::size_t>(d.gpus_per_node);
+    g->domain_nodes = topology.nodes_per_nvlink_domain();
+    g->domain_gpus = topology.nvlink_domain_gpus();
     g->pair_intra.resize(pn * pn);
     if (d.nics > 0) {
-        g->two = topology.with_nodes(2);
+        // Two domains, or one when two would exceed max_gpus (then no pair crosses domains).
+        const int domains = 2 * g->domain_gpus <= max_gpus ? 2 : 1;
+        g->two = topology.with_nodes(domains * g->domain_nodes);
         g->pair_inter.resize(pn * pn);
+        g->pair_domain.resize(pn * pn);
     }
-    g->pair_once = std::make_unique<std::once_flag[]>(2 * pn * pn);
+    g->pair_once = std::make_unique<std::once_flag[]>(3 * pn * pn);
     g->nvls = d.intra == IntraNode::nvswitch && d.nvlink_generation >= 4;
     g->nvlink_generation = d.nvlink_generation;
     g->nvlink_per_gpu = d.nvlink_per_gpu.value;
@@ -340,6 +353,12 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gp
     check(gpus >= 1 && gpus <= t.gpus(),
           fmt::format("collective over {} gpus, but the topology has {}", gpus, t.gpus()));
     check(bytes.value >= 0.0, "collective size must not be negative");
+    if (g.domain_nodes > 1) {
+        // NVLink domains over several nodes: the rank-list path groups ranks by domain.
+        std::vector<int> ranks(static_cast<std::size_t>(gpus));
+        std::iota(ranks.begin(), ranks.end(), 0);
+        return collective(op, bytes, ranks, algo);
+    }
     Group group;
     group.ranks = gpus;
     group.nodes = (gpus + g.per_node - 1) / g.per_node;
@@ -383,21 +402,35 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::s
     group.ranks = static_cast<int>(sorted.size());
     std::vector<int> nodes_per_leaf_count;
     std::size_t i = 0;
+    // The unit the formulas call a node: an NVLink domain, which is one node unless the design's
+    // NVSwitch fabric spans several (GB200 NVL72). Its GPUs meet over NVLink; its egress is that
+    // of all its nodes holding ranks; its leaf is that of its first node.
     while (i < sorted.size()) {
-        const int node = sorted[i] / g.per_node;
-        std::uint32_t mask = 0;
+        const int domain = sorted[i] / g.domain_gpus;
+        IntraLevel domain_level;
+        double domain_egress = 0.0;
         int count = 0;
-        for (; i < sorted.size() && sorted[i] / g.per_node == node; ++i) {
-            mask |= 1u << (sorted[i] - node * g.per_node);
-            ++count;
+        int nodes_with_ranks = 0;
+        while (i < sorted.size() && sorted[i] / g.domain_gpus == domain) {
+            const int node = sorted[i] / g.per_node;
+            ++nodes_with_ranks;
+            std::uint32_t mask = 0;
+            for (; i < sorted.size() && sorted[i] / g.per_node == node; ++i) {
+                mask |= 1u << (sorted[i] - node * g.per_node);
+                ++count;
+            }
+            const std::size_t slot = g.filled_slot(mask);
+            const IntraLevel& level = g.intra[slot];
+            if (level.bw < domain_level.bw) domain_level = level;
+            domain_egress += g.egress[slot];
         }
+        // Ranks on several nodes of one domain: each GPU's NVLinks into the domain's switch.
+        if (nodes_with_ranks >= 2 && g.nvlink_per_gpu < domain_level.bw) domain_level = IntraLevel{g.nvlink_per_gpu, true};
         ++group.nodes;
         group.per_node = std::max(group.per_node, count);
-        const std::size_t slot = g.filled_slot(mask);
-        const IntraLevel& level = g.intra[slot];
-        if (level.bw < group.intra.bw) group.intra = level;
-        group.egress = std::min(group.egress, g.egress[slot]);
-        const auto leaf = static_cast<std::size_t>(t.leaf_of_node(node));
+        if (domain_level.bw < group.intra.bw) group.intra = domain_level;
+        group.egress = std::min(group.egress, domain_egress);
+        const auto leaf = static_cast<std::size_t>(t.leaf_of_node(domain * g.domain_nodes));
         if (nodes_per_leaf_count.size() <= leaf) nodes_per_leaf_count.resize(leaf + 1, 0);
         ++nodes_per_leaf_count[leaf];
     }
@@ -524,10 +557,11 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
             const int b = group.order[(i + 1) % group.order.size()];
             if (group.order.size() == 2 && i == 1) break;
             const bool same = a / g.per_node == b / g.per_node;
+            const bool same_domain = a / g.domain_gpus == b / g.domain_gpus;
             const auto la = static_cast<std::size_t>(a % g.per_node);
             const auto lb = static_cast<std::size_t>(b % g.per_node);
-            PairInfo pair = g.pair(same, la, lb);
-            if (!same && g.topology.leaf_of_node(a / g.per_node) != g.topology.leaf_of_node(b / g.per_node)) {
+            PairInfo pair = g.pair(same, same_domain, la, lb);
+            if (!same_domain && g.topology.leaf_of_node(a / g.per_node) != g.topology.leaf_of_node(b / g.per_node)) {
                 if (g.leaf_uplink < pair.bw) {
                     pair.bw = g.leaf_uplink;
                     pair.kind = LinkKind::network;

@@ -41,6 +41,9 @@ struct TopologySpec {
     double oversubscription = 1.0;        // leaf downlink : uplink capacity, >= 1
     int nodes_per_leaf = 0;               // 0: all nodes on one leaf when not oversubscribed,
                                           //    otherwise half of the nodes per leaf
+    int nvlink_domain_gpus = 0;           // GPUs that one NVSwitch fabric joins across nodes, a
+                                          // multiple of gpus_per_node (GB200 NVL72: 72); 0: the
+                                          // preset's own, else one node (= gpus_per_node)
 };
 
 struct PresetInfo {
@@ -69,12 +72,23 @@ struct NodeDesign {
     units::BytesPerSecond nic_rate{0.0};
     Fabric fabric = Fabric::infiniband;
     double nic_latency_us = 0.0;         // per-message latency of the fabric
+    // GPUs whose NVSwitch fabric spans several nodes (the NVLink Switch trays of a GB200/GB300
+    // NVL72 rack: 72 GPUs on 18 nodes of 4); 0: the NVSwitch, if any, is the node's own. Whole
+    // nodes: a multiple of gpus_per_node. GPUs of one domain meet over NVLink, never the NICs.
+    int nvlink_domain_gpus = 0;
+    // Whether two GPUs copy peer to peer over PCIe; false (GeForce RTX 3090/4090) routes every
+    // GPU-to-GPU copy of the node through a buffer in host memory (topology.cpp).
+    bool pcie_p2p = true;
+    // The mesh of intra == nvlink_mesh is AMD Infinity Fabric (xGMI), not NVLink: the model treats
+    // its links as NVLink links of nvlink_per_link (efficiency of nvlink_generation).
+    bool infinity_fabric = false;
 };
 
 // Presets by name, each with a one-line description.
 std::span<const PresetInfo> topology_presets();
 // The preset that describes a price-catalog instance's node and fabric (AWS p4d/p4de, p5,
-// p5en); empty when no preset does.
+// p5en, p6-b200, g6e, g6, g5, g4dn; Google Cloud a4, g2; Azure ND GB200 v6, ND MI300X v5);
+// empty when no preset does.
 std::string_view preset_for_instance(std::string_view provider, std::string_view instance);
 // The same presets, in the same order; values point into topology_presets().
 const Registry<const PresetInfo*>& topology_registry();

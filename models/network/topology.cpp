@@ -32,6 +32,20 @@ constexpr double kRouteProbeBytes = 1048576.0;
 // GPU -> switch -> GPU adds up to one step.
 constexpr double kNvlinkHopUs = 0.3;
 constexpr double kPcieHopUs = 0.5;
+// Without PCIe peer-to-peer (GeForce RTX 3090/4090) a copy between two GPUs is two copies through
+// a buffer in host memory: device to host, then host to device, each at the PCIe x16 rate. They
+// are modelled as done one after the other (store and forward), so the pair moves at half the
+// x16 rate per direction, and each copy adds one PCIe step of latency (two hops of kPcieHopUs).
+constexpr double kHostBounceShare = 0.5;
+constexpr double kHostBounceHopUs = kPcieHopUs;
+
+// PCIe x16 rate per direction. Gen3-5 as compute::pcie_x16; Gen6 (64 GT/s, PAM4, FLIT mode: 242
+// of every 256 bytes carry transaction and link-layer data; PCI-SIG PCIe 6.0 base specification,
+// recalled) only inside nodes whose NICs sit on ConnectX-8's Gen6 switch (presets.cpp).
+units::BytesPerSecond pcie_rate(int generation) {
+    if (generation >= 6) return units::BytesPerSecond{16.0 * 64.0e9 * (242.0 / 256.0) / 8.0};
+    return compute::pcie_x16(generation);
+}
 
 void check(bool ok, const std::string& message) {
     if (!ok) throw std::invalid_argument(message);
@@ -76,6 +90,7 @@ std::string_view to_string(DeviceKind kind) {
         case DeviceKind::nic: return "nic";
         case DeviceKind::leaf_switch: return "leaf";
         case DeviceKind::spine_switch: return "spine";
+        case DeviceKind::host_memory: return "host-memory";
     }
     return "?";
 }
@@ -102,7 +117,8 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
             const compute::GpuSpec* asked = compute::lookup_gpu(spec.gpu);
             const compute::GpuSpec* own = compute::lookup_gpu(design.gpu);
             check(asked != nullptr && own != nullptr && asked->nvlink_generation == own->nvlink_generation &&
-                      asked->pcie_generation == own->pcie_generation && asked->nvswitch == own->nvswitch,
+                      asked->pcie_generation == own->pcie_generation && asked->nvswitch == own->nvswitch &&
+                      asked->pcie_p2p == own->pcie_p2p && asked->gpu_link_gbps == own->gpu_link_gbps,
                   fmt::format("gpu '{}' does not fit preset '{}', which has {}", spec.gpu, spec.preset, design.gpu));
             design.gpu = spec.gpu;
         }
@@ -120,6 +136,7 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
         design.gpu = spec.gpu;
         design.gpus_per_node = spec.gpus_per_node;
         design.pcie_generation = gpu->pcie_generation;
+        design.pcie_p2p = gpu->pcie_p2p;
         design.gpus_per_pcie_switch = 2;
         design.cpus = spec.gpus_per_node > 4 ? 2 : 1;
         // Inter-socket rate by host era, NCCL's figures (see presets.cpp): Gen3 hosts Broadwell,
@@ -167,6 +184,17 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
     } else if (spec.preset.empty()) {
         design.nics = 0;
     }
+    if (spec.nvlink_domain_gpus != 0) {
+        const int per_node = design.gpus_per_node;
+        check(spec.nvlink_domain_gpus >= per_node && spec.nvlink_domain_gpus <= max_gpus &&
+                  spec.nvlink_domain_gpus % per_node == 0,
+              fmt::format("nvlink_domain_gpus must be a multiple of the {} GPUs per node up to {}, got {}", per_node,
+                          max_gpus, spec.nvlink_domain_gpus));
+        check(spec.nvlink_domain_gpus == per_node || design.intra == IntraNode::nvswitch,
+              fmt::format("nvlink_domain_gpus {} needs GPUs on NVSwitch; gpu '{}' has none", spec.nvlink_domain_gpus,
+                          design.gpu));
+        design.nvlink_domain_gpus = spec.nvlink_domain_gpus == per_node ? 0 : spec.nvlink_domain_gpus;
+    }
     return design;
 }
 
@@ -201,6 +229,11 @@ Topology build_from_design(const NodeDesign& design, int gpus, double oversubscr
     check(nodes == 1 || design.nics > 0,
           fmt::format("{} gpus need {} nodes of {}; inter_node (fabric, gbps_per_gpu, latency_us) is required",
                       gpus, nodes, per_node));
+    check(design.nvlink_domain_gpus == 0 ||
+              (design.intra == IntraNode::nvswitch && design.nvlink_domain_gpus >= per_node &&
+               design.nvlink_domain_gpus <= max_gpus && design.nvlink_domain_gpus % per_node == 0),
+          fmt::format("nvlink_domain_gpus {} is not a multiple of {} GPUs per node on NVSwitch",
+                      design.nvlink_domain_gpus, per_node));
 
     Topology t;
     t.design_ = design;
@@ -247,8 +280,10 @@ void Topology::wire(detail::Wiring& w) const {
         }
     };
 
-    const units::BytesPerSecond pcie = compute::pcie_x16(design.pcie_generation);
+    const units::BytesPerSecond pcie = pcie_rate(design.pcie_generation);
     const int switches = (per_node + design.gpus_per_pcie_switch - 1) / design.gpus_per_pcie_switch;
+    const int domain_nodes = nodes_per_nvlink_domain();
+    int domain_switch = -1;  // the NVSwitch vertex of the current NVLink domain
 
     for (int leaf = 0; leaf < (design.nics > 0 ? leaves_ : 0); ++leaf)
         w.leaf_vertex.push_back(add_vertex(DeviceKind::leaf_switch, -1, leaf));
@@ -277,8 +312,21 @@ void Topology::wire(detail::Wiring& w) const {
         }
         for (int l = 0; l < here; ++l)
             add_link(gpu_v[l], switch_v[l / design.gpus_per_pcie_switch], LinkKind::pcie, pcie, kPcieHopUs);
+        if (!design.pcie_p2p)
+            for (int l = 0; l < here; ++l) {
+                const int s = l / design.gpus_per_pcie_switch;
+                const int buffer = add_vertex(DeviceKind::host_memory, node, l);
+                add_link(buffer, cpu_v[s * design.cpus / switches], LinkKind::pcie, pcie * kHostBounceShare,
+                         kHostBounceHopUs);
+            }
 
-        if (design.intra == IntraNode::nvswitch && here > 1) {
+        if (design.intra == IntraNode::nvswitch && domain_nodes > 1) {
+            // One NVSwitch fabric for the whole domain (the NVLink Switch trays of a rack), made
+            // with the domain's first node.
+            if (node % domain_nodes == 0) domain_switch = add_vertex(DeviceKind::nvswitch, node, 0);
+            for (int l = 0; l < here; ++l)
+                add_link(gpu_v[l], domain_switch, LinkKind::nvlink, design.nvlink_per_gpu, kNvlinkHopUs);
+        } else if (design.intra == IntraNode::nvswitch && here > 1) {
             // All NVSwitch chips of a board as one vertex: NCCL stripes over every link of a GPU.
             const int nvswitch = add_vertex(DeviceKind::nvswitch, node, 0);
             for (int l = 0; l < here; ++l)
@@ -329,6 +377,12 @@ int Topology::node_of(int gpu) const {
 }
 
 int Topology::local_index(int gpu) const { return gpu - node_of(gpu) * design_.gpus_per_node; }
+
+int Topology::nvlink_domain_gpus() const {
+    return design_.nvlink_domain_gpus > 0 ? design_.nvlink_domain_gpus : design_.gpus_per_node;
+}
+
+int Topology::nvlink_domain_of(int gpu) const { return node_of(gpu) / nodes_per_nvlink_domain(); }
 
 int Topology::rails(int gpu) const {
     node_of(gpu);
@@ -394,7 +448,21 @@ std::vector<int> Topology::route(int gpu_a, int gpu_b, int rail) const {
     const int node_b = node_of(gpu_b);
     const int va = wiring().gpu_vertex[gpu_a];
     const int vb = wiring().gpu_vertex[gpu_b];
-    if (node_a == node_b) return path_links(va, vb, va);
+    if (node_a == node_b && !design_.pcie_p2p && va != vb) {
+        // Device to host into a's bounce buffer, then host to device.
+        const Graph& g = wiring().graph;
+        int buffer = -1;
+        for (std::size_t v = 0; v < boost::num_vertices(g) && buffer < 0; ++v)
+            if (g[v].kind == DeviceKind::host_memory && g[v].node == node_a && g[v].index == local_index(gpu_a))
+                buffer = static_cast<int>(v);
+        if (buffer < 0) throw std::logic_error("GPU without a bounce buffer in a node without peer-to-peer");
+        std::vector<int> out = path_links(va, buffer, va);
+        for (int id : path_links(buffer, vb, -1)) out.push_back(id);
+        return out;
+    }
+    // Inside a node, and inside an NVLink domain that spans nodes (NVLink only: network links
+    // never enter path_links).
+    if (node_a == node_b || nvlink_domain_of(gpu_a) == nvlink_domain_of(gpu_b)) return path_links(va, vb, va);
     const auto& rails_a = wiring().gpu_nics[gpu_a];
     const auto& rails_b = wiring().gpu_nics[gpu_b];
     if (rails_a.empty() || rails_b.empty()) throw std::logic_error("GPUs on different nodes without NICs");
@@ -446,17 +514,24 @@ Topology Topology::with_nodes(int nodes) const {
 
 std::string Topology::describe() const {
     const char* intra = design_.intra == IntraNode::nvswitch      ? "NVSwitch"
+                        : design_.infinity_fabric                 ? "Infinity Fabric (xGMI) full mesh"
                         : design_.intra == IntraNode::nvlink_mesh ? "NVLink hybrid cube-mesh"
                                                                   : "PCIe only";
     std::string s = fmt::format("{}: {} x {} ({} nodes of {} GPUs)\n",
                                 design_.preset.empty() ? "custom" : design_.preset, gpus_, design_.gpu,
                                 nodes_, design_.gpus_per_node);
     s += fmt::format("  intra-node: {}", intra);
-    if (design_.nvlink_generation > 0)
+    if (design_.infinity_fabric)
+        s += fmt::format(", {:.0f} GB/s per link, {:.0f} GB/s per GPU per direction", design_.nvlink_per_link.value / 1e9,
+                         design_.nvlink_per_gpu.value / 1e9);
+    else if (design_.nvlink_generation > 0)
         s += fmt::format(", NVLink{} {:.0f} GB/s per GPU per direction", design_.nvlink_generation,
                          design_.nvlink_per_gpu.value / 1e9);
-    s += fmt::format("; PCIe Gen{} x16 {:.1f} GB/s; {} CPU(s)\n", design_.pcie_generation,
-                     compute::pcie_x16(design_.pcie_generation).value / 1e9, design_.cpus);
+    if (design_.nvlink_domain_gpus > 0)
+        s += fmt::format(", NVLink domain of {} GPUs ({} nodes)", nvlink_domain_gpus(), nodes_per_nvlink_domain());
+    s += fmt::format("; PCIe Gen{} x16 {:.1f} GB/s", design_.pcie_generation, pcie_rate(design_.pcie_generation).value / 1e9);
+    if (!design_.pcie_p2p) s += ", no peer-to-peer (GPU copies bounce through host memory)";
+    s += fmt::format("; {} CPU(s)\n", design_.cpus);
     if (design_.nics > 0) {
         s += fmt::format("  inter-node: {} x {:.0f} Gb/s {} per node ({:.1f} GB/s), {:.2f} us per message\n",
                          design_.nics, design_.nic_rate.value * 8 / 1e9, to_string(design_.fabric),

@@ -11,6 +11,11 @@
 //   one node:  GPU0 .. GPU7 --- NVSwitch (one vertex for all switch chips)
 //               |       |
 //          PCIe switch (2 GPUs + NICs) --- CPU === CPU      NIC --- leaf
+//
+//   NVLink domain over several nodes (GB200 NVL72: 18 nodes of 4 GPUs): one NVSwitch vertex for
+//   the domain, linked to every GPU of its nodes; routes inside the domain stay on NVLink.
+//   No PCIe peer-to-peer (GeForce): each GPU has a bounce buffer in host memory, a vertex on its
+//   CPU, and GPU-to-GPU routes run GPU -> CPU -> buffer -> CPU -> GPU.
 #pragma once
 
 #include "models/network/spec.hpp"
@@ -30,7 +35,9 @@ struct LazyWiring;
 struct TopologyAccess;
 }  // namespace detail
 
-enum class DeviceKind { gpu, nvswitch, pcie_switch, cpu, nic, leaf_switch, spine_switch };
+// host_memory: a GPU's bounce buffer in host memory, only in nodes without PCIe peer-to-peer
+// (index = the GPU's index within the node).
+enum class DeviceKind { gpu, nvswitch, pcie_switch, cpu, nic, leaf_switch, spine_switch, host_memory };
 enum class LinkKind { nvlink, pcie, cpu_link, network };
 
 // A vertex. `node` is -1 for leaf and spine switches; `index` is the global GPU index for GPUs,
@@ -69,6 +76,11 @@ public:
     units::BytesPerSecond leaf_uplink() const { return leaf_uplink_; }
     // NICs that a GPU uses first (those under its own PCIe switch, or the nearest ones).
     int rails(int gpu) const;
+    // GPUs of one NVLink domain (whole nodes; gpus_per_node unless the design spans nodes), the
+    // nodes it holds, and the domain of a GPU (throws std::out_of_range for an unknown GPU).
+    int nvlink_domain_gpus() const;
+    int nodes_per_nvlink_domain() const { return nvlink_domain_gpus() / design_.gpus_per_node; }
+    int nvlink_domain_of(int gpu) const;
 
     std::size_t link_count() const;
     const Link& link(int id) const;      // throws std::out_of_range for an unknown id
@@ -77,8 +89,10 @@ public:
     int gpu_vertex(int gpu) const;
 
     // Shortest route from GPU a to GPU b as link ids in order. Routes never pass through another
-    // GPU. Between nodes the route leaves through NIC number `rail` of a's NICs and enters
-    // through NIC number `rail` of b's NICs. Graph search: not for hot paths.
+    // GPU. Inside one NVLink domain the route stays on NVLink, across nodes too; between domains
+    // it leaves through NIC number `rail` of a's NICs and enters through NIC number `rail` of b's
+    // NICs. Without PCIe peer-to-peer it passes a's bounce buffer in host memory. Graph search:
+    // not for hot paths.
     std::vector<int> route(int gpu_a, int gpu_b, int rail = 0) const;
     units::BytesPerSecond bottleneck(int gpu_a, int gpu_b) const;
     units::Seconds latency(int gpu_a, int gpu_b) const;
@@ -113,7 +127,8 @@ private:
 // Builds the cluster. Throws std::invalid_argument with a message that names the bad field:
 // unknown preset (lists valid names, suggests the closest), unknown GPU, GPU without NVLink
 // asked for "nvlink", several nodes without inter_node, gpus outside 1..max_gpus, nodes_per_leaf
-// outside 0..max_gpus, oversubscription below 1 or not finite.
+// outside 0..max_gpus, oversubscription below 1 or not finite, nvlink_domain_gpus that is not a
+// multiple of gpus_per_node up to max_gpus or asked of GPUs without NVSwitch.
 Topology build_topology(const TopologySpec& spec);
 
 // Resolves a spec to its node design without building the graph (same errors as build_topology).

@@ -44,6 +44,22 @@ double sum_ops(const Workload& w, F per_op) {
 
 std::vector<Op> backward_ops(const Op& fwd) {
     std::vector<Op> out;
+    if (fwd.cls == OpClass::fused_attention) {
+        // FlashAttention-2 backward (Dao 2023, Algorithm 2): recomputes S and P tile by tile
+        // from Q, K and the logsumexp L, so 5 GEMMs (S = Q K^T, dV = P^T dO, dP = dO V^T,
+        // dQ = dS K, dK = dS^T Q) against the forward's 2: 2.5x its FLOPs (the paper's own
+        // accounting, Sec. 4.1). Traffic: reads Q, K, V, O, dO, L and writes dQ, dK, dV. The
+        // forward moved Q, K, V, O and L (2 elements per row and head), so that is
+        // 2 (Q + K + V + O) + L = 2 fwd_elems - L.
+        Op b = fwd;
+        b.name = "flash_attn_bwd";
+        b.saved_elems = 0;
+        b.saved_mask_elems = 0;
+        b.fwd_flops = 2.5 * fwd.fwd_flops;
+        b.fwd_elems = 2 * fwd.fwd_elems - 2 * fwd.m * fwd.batch;
+        out.push_back(b);
+        return out;
+    }
     if (is_gemm(fwd.cls)) {
         // Both backward GEMMs stream the same activations as the forward (dC in, dA out; or
         // A and dC in) and touch the weights, or their gradient, once.
@@ -111,7 +127,8 @@ double Workload::matmul_params() const {
     if (seq_len <= 0) return 0;
     const double s = seq_len;
     return sum_ops(*this, [s](const Op& op) {
-        return op.cls == OpClass::matmul ? op.weight_elems * op.m / s : 0.0;
+        const bool per_token = op.cls == OpClass::matmul && op.samples != SampleDim::none;
+        return per_token ? op.weight_elems * op.m / s : 0.0;
     });
 }
 

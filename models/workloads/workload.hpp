@@ -13,20 +13,36 @@
 
 namespace rentsim::work {
 
-enum class OpClass { matmul, conv, attention, elementwise, normalization, embedding, softmax };
+// fused_attention is a whole FlashAttention kernel (scores, softmax, context in one pass over
+// SRAM tiles, Dao et al. 2022/2023): it never writes the s x s scores to memory.
+enum class OpClass {
+    matmul,
+    conv,
+    attention,
+    elementwise,
+    normalization,
+    embedding,
+    softmax,
+    fused_attention
+};
 
 // The dimension tensor parallelism divides: column-parallel GEMMs split n, row-parallel
 // GEMMs split k, attention heads split batch, sequence-parallel elementwise/norm ops split m.
 enum class TpSplit { none, n, k, batch, m };
 
 // The dimension that grows with the micro-batch: rows (tokens, pixels) stack along m,
-// per-head attention GEMMs stack along batch, weight-gradient GEMMs reduce over k.
-enum class SampleDim { m, k, batch };
+// per-head attention GEMMs stack along batch, weight-gradient GEMMs reduce over k. `none`:
+// the op runs once per micro-batch whatever its size (Transformer-XL projects the position
+// embeddings, shared by every sample, once); its fwd_flops and traffic are per micro-batch.
+enum class SampleDim { m, k, batch, none };
 
 // One operation, per sample.
 // GEMM view (matmul, conv, attention): C[m x n] += A[m x k] B[k x n], `batch` independent
 // GEMMs, and fwd_flops = 2 m n k batch exactly. A conv is its implicit GEMM (m = output
 // pixels, n = output channels, k = in_channels * kh * kw).
+// fused_attention (FlashAttention): m queries, n keys, k = head dim, `batch` heads;
+// fwd_flops is the two GEMMs (halved when causal) plus the softmax, fwd_elems its HBM
+// traffic (Q, K, V in; O and the row logsumexp out), see models/workloads/README.md.
 // Other classes: m x n x batch is the tensor the op streams over, k = 0, and fwd_flops is a
 // per-element count stated in models/workloads/README.md.
 struct Op {
@@ -76,11 +92,13 @@ struct Workload {
     // their input gradient, 2x for the image-facing conv; see backward_ops for the rest.
     double train_flops_per_sample() const;
     // Parameters each token is multiplied by: weights and biases of every matmul op, scaled
-    // by the share of the sample's tokens the op sees. For a decoder LM: all parameters but
-    // the norms, the position table and (when untied) the input embedding.
+    // by the share of the sample's tokens the op sees (ops run once per micro-batch, with
+    // SampleDim::none, are left out). For a decoder LM: all parameters but the norms, the
+    // position table and (when untied) the input embedding.
     double matmul_params() const;
     // Training FLOPs per token by the PaLM MFU convention (Chowdhery et al. 2022, App. B):
-    // 6 N + 12 l h s with N = matmul_params(). Throws std::logic_error for vision workloads.
+    // 6 N + 12 l h s with N = matmul_params(), whatever the attention kernel (unfused or
+    // FlashAttention, causal or not). Throws std::logic_error for vision workloads.
     double model_flops_per_token() const;
 };
 
@@ -88,6 +106,9 @@ struct Workload {
 // GEMM classes: dgrad dA[m x k] = dC[m x n] B^T (m, n, k) -> (m, k, n) and wgrad
 // dB[k x n] = A^T[k x m] dC (m, n, k) -> (k, n, m), named "dgrad"/"wgrad" (attention, whose
 // B is an activation too: "dgrad_lhs"/"dgrad_rhs"); dgrad is dropped when !input_grad.
+// fused_attention: one op "flash_attn_bwd" with 2.5x the forward FLOPs (5 GEMMs against 2,
+// the scores recomputed; Dao 2023, FlashAttention-2, Sec. 2.3.2 and 4.1) that reads Q, K, V,
+// O, dO and the logsumexp and writes dQ, dK, dV: 2 fwd_elems - 2 m batch elements.
 // Other classes: one op named "bwd" with 1x the forward FLOPs (2x for normalization; the
 // m x n adds of the scatter for embedding) and 1.5x the forward traffic.
 std::vector<Op> backward_ops(const Op& fwd);

@@ -88,6 +88,8 @@ struct Block {
     double s = 0, h = 0, heads = 0, kv_heads = 0, ffn = 0;
     bool gated = false, biases = true, dropout = true, rotary = false;
     NormKind norm = NormKind::layer_norm;
+    bool flash = false, causal = false;
+    double window = 0;  // sliding-window span, 0: none
 
     double head_dim() const { return h / heads; }
     double qkv_width() const { return (heads + 2 * kv_heads) * head_dim(); }
@@ -101,9 +103,46 @@ struct Block {
     double params() const { return attention_params() + mlp_params() + 2 * norm_params(norm, h); }
 };
 
-// Megatron-style self-attention without fused kernels: the stash matches Korthikanti et al.
-// 2022 (Reducing Activation Recomputation, Sec. 4.1): QKV input, Q and K, softmax output,
-// dropout mask and output, V, projection input, projection dropout mask.
+// Share of the s x s (query, key) pairs a causal FlashAttention kernel computes: half of the
+// square, as FlashAttention-2 counts it (Dao 2023, Sec. 3.1.1 "Causal masking": blocks
+// above the diagonal are skipped; Sec. 4.1 divides the FLOPs by 2). With a sliding window of
+// w < s keys (Mistral; FlashAttention-2 skips the blocks outside it too): the first w queries
+// see a growing prefix, the rest w keys each, (s w - w^2 / 2) / s^2 (0.5 at w = s).
+double causal_share(double s, double window) {
+    if (window <= 0 || window >= s) return 0.5;
+    return (s * window - window * window / 2) / (s * s);
+}
+
+// One FlashAttention kernel over a whole layer's heads (per sample): m = s queries, n = s
+// keys, k = d head dim, batch = a heads, split by head under tensor parallelism.
+// FLOPs: the two GEMMs S = Q K^T and O = P V, 4 s^2 d a, plus the softmax's 5 s^2 a (and,
+// with dropout, its 2 s^2 a compare-and-scale, done in-kernel from a Philox seed: no mask is
+// written or stashed), all times the share of pairs computed (1/2 when causal).
+// HBM traffic: reads Q (s a d), K and V (s kv each, kv = kv_heads d: GQA reads each K/V head
+// once for its group of query heads) and writes O (s a d) and the row logsumexp L (one fp32
+// per row and head = 2 16-bit elements), no s^2 term.
+// Stash: Q, K, V (the unfused form keeps Q and K on attn_scores and V on attn_context) and L.
+// O is the input of attn_proj, which already stashes it.
+Op flash_attention(const Block& b) {
+    const double s = b.s, d = b.head_dim(), a = b.heads, kv = b.kv_heads * d;
+    const double pairs = b.causal ? causal_share(s, b.window) : 1.0;
+    const double per_pair = softmax_flops + (b.dropout ? dropout_flops : 0.0);
+    const double flops = (4 * s * s * d * a + per_pair * s * s * a) * pairs;
+    const double qkv = s * (a * d + 2 * kv);
+    const double lse = 2 * s * a;
+    return Op{.name = "flash_attn", .cls = OpClass::fused_attention, .m = s, .n = s, .k = d,
+              .batch = a, .fwd_flops = flops, .fwd_elems = qkv + s * a * d + lse,
+              .saved_elems = qkv + lse, .tp = TpSplit::batch, .samples = SampleDim::batch};
+}
+
+// Self-attention. Unfused (Megatron-style, no fused kernels): the stash matches Korthikanti
+// et al. 2022 (Reducing Activation Recomputation, Sec. 4.1): QKV input, Q and K, softmax
+// output, dropout mask and output, V, projection input, projection dropout mask, so a GPT-3
+// block stashes s h (34 + 5 a s / h) bytes with 16-bit activations. Flash: the scores,
+// softmax, dropout and context are one op; per layer the stash is norm input 2, QKV input 2,
+// Q K V 6 (MHA), projection input 2, projection dropout mask 1, MLP 19 and second norm 2,
+// i.e. s h 34 bytes plus the logsumexp's 4 s a (no dropout: 32 s h + 4 s a): the
+// 5 a s^2 term and the attention dropout mask are gone.
 void append_attention(std::vector<Op>& ops, const Block& b) {
     const double s = b.s, h = b.h, d = b.head_dim(), a = b.heads;
     const double kv = b.kv_heads * d;  // width of K (and of V)
@@ -113,6 +152,12 @@ void append_attention(std::vector<Op>& ops, const Block& b) {
     if (b.rotary)
         ops.push_back(pointwise("rotary", OpClass::elementwise, s, a * d + kv, 1, rotary_flops,
                                 2 * s * (a * d + kv), 0, TpSplit::n));
+    if (b.flash) {
+        ops.push_back(flash_attention(b));
+        ops.push_back(matmul("attn_proj", s, h, h, h * h + b.bias(h), s * h, TpSplit::k));
+        if (b.dropout) ops.push_back(dropout("attn_out_dropout", s, h, 1, TpSplit::m));
+        return;
+    }
     ops.push_back(attention("attn_scores", a, s, s, d, s * a * d + s * kv + probs,
                             s * (a * d + kv)));
     ops.push_back(pointwise("attn_softmax", OpClass::softmax, s, s, a, softmax_flops, 2 * probs,
@@ -262,7 +307,8 @@ const BertSize& find_bert_size(std::string_view size) {
                                 "'; valid: base, large");
 }
 
-Workload bert_common(std::string_view size, int seq_len, std::string_view suffix) {
+Workload bert_common(std::string_view size, int seq_len, std::string_view suffix,
+                     AttentionKind attention) {
     const BertSize& cfg = find_bert_size(size);
     const std::string name = "bert-" + std::string(size) + std::string(suffix);
     if (seq_len < 1 || seq_len > bert_positions)
@@ -288,7 +334,8 @@ Workload bert_common(std::string_view size, int seq_len, std::string_view suffix
 
     const double heads = cfg.heads;
     const Block blk{.s = s, .h = h, .heads = heads, .kv_heads = heads,
-                    .ffn = static_cast<double>(cfg.ffn)};
+                    .ffn = static_cast<double>(cfg.ffn),
+                    .flash = attention == AttentionKind::flash, .causal = false};
     w.layers.push_back(post_norm_block(blk, cfg.layers));
     return w;
 }
@@ -298,28 +345,68 @@ Workload bert_common(std::string_view size, int seq_len, std::string_view suffix
 
 constexpr int gpt3_vocab = 50257;  // GPT-2 BPE
 constexpr int gpt3_context = 2048;
-constexpr int llama_vocab = 32000;
+constexpr int llama_vocab = 32000;      // Llama 1/2 and Mistral SentencePiece
 constexpr int llama2_context = 4096;
+constexpr int llama3_vocab = 128256;    // tiktoken 128000 + 256 special tokens
+constexpr int llama3_context = 8192;
+constexpr int mpt_vocab = 50368;        // GPT-NeoX-20B tokenizer padded to a multiple of 64
+constexpr int mpt_seq_len = 2048;
 
 constexpr GptShape gpt3(int layers, int hidden, int heads) {
     return GptShape{.layers = layers, .hidden = hidden, .heads = heads, .seq_len = gpt3_context,
                     .vocab = gpt3_vocab};
 }
 
+// Llama layout: SwiGLU, RMSNorm, rotary, untied output, no biases, no dropout, FlashAttention.
+constexpr GptShape llama(int layers, int hidden, int heads, int kv_heads, int ffn, int vocab,
+                         int seq_len) {
+    return GptShape{.layers = layers, .hidden = hidden, .heads = heads, .seq_len = seq_len,
+                    .vocab = vocab, .ffn_hidden = ffn, .kv_heads = kv_heads, .gated_mlp = true,
+                    .norm = NormKind::rms_norm, .positions = Positions::rotary,
+                    .tied_embeddings = false, .biases = false, .dropout = false,
+                    .attention = AttentionKind::flash};
+}
+
 constexpr GptShape llama2(int layers, int hidden, int heads, int kv_heads, int ffn) {
-    return GptShape{.layers = layers, .hidden = hidden, .heads = heads,
-                    .seq_len = llama2_context, .vocab = llama_vocab, .ffn_hidden = ffn,
-                    .kv_heads = kv_heads, .gated_mlp = true, .norm = NormKind::rms_norm,
-                    .learned_positions = false, .tied_embeddings = false, .biases = false,
-                    .dropout = false};
+    return llama(layers, hidden, heads, kv_heads, ffn, llama_vocab, llama2_context);
+}
+
+constexpr GptShape llama3(int layers, int hidden, int heads, int ffn) {
+    return llama(layers, hidden, heads, 8, ffn, llama3_vocab, llama3_context);
+}
+
+constexpr GptShape mistral_7b() {
+    GptShape s = llama(32, 4096, 32, 8, 14336, llama_vocab, 8192);
+    s.window = 4096;
+    return s;
+}
+
+// MPT as llm-foundry's pretraining yamls build it with MPTConfig's defaults: GELU MLP of 4x,
+// LayerNorm and linear layers with biases (no_bias false), a learned position table
+// (learned_pos_emb true, ALiBi off), tied embeddings, no dropout, FlashAttention.
+constexpr GptShape mpt(int layers, int hidden, int heads) {
+    return GptShape{.layers = layers, .hidden = hidden, .heads = heads, .seq_len = mpt_seq_len,
+                    .vocab = mpt_vocab, .dropout = false, .attention = AttentionKind::flash};
 }
 
 // GPT-3: Brown et al. 2020, Table 2.1 (n_layers, d_model, n_heads; d_ff = 4 d_model; context
 // 2048). Two rows are not self-consistent and are adjusted so that heads * d_head = d_model:
 // XL lists 24 heads of 128 for d_model 2048 (16 heads kept), 13B lists d_model 5140 with 40
-// heads of 128 (5120 kept). Llama 2: Touvron et al. 2023 and the released configurations
-// (hidden, heads, kv heads, SwiGLU width).
-constexpr std::array<Preset, 11> preset_table{{
+// heads of 128 (5120 kept). GPT-3 trained in 2020 without fused attention: unfused.
+// Llama 2: Touvron et al. 2023 and the released configurations (hidden, heads, kv heads,
+// SwiGLU width); flash: Llama already trained with xformers' memory-efficient causal
+// attention (Touvron et al. 2023a, Sec. 2.4), and measured.csv's Llama 2 rows ran flash.
+// Llama 3 / 3.1: Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3 (layers, model
+// dimension, FFN dimension, heads, 8 KV heads) and the released params.json (vocabulary
+// 128256); pretrained at 8192 tokens before the long-context stage (Sec. 3.4), so 8192 for
+// Llama 3.1 too although its context reaches 131072.
+// Mistral 7B: Jiang et al. 2023, Table 1 (dim 4096, 32 layers, head_dim 128, hidden_dim
+// 14336, 32 heads, 8 KV heads, window_size 4096, context_len 8192, vocab 32000).
+// MPT: mosaicml/llm-foundry scripts/train/yamls/pretrain/mpt-{125m,...,70b}.yaml (d_model,
+// n_heads, n_layers, expansion_ratio 4, max_seq_len 2048, vocab_size 50368); the layout is
+// MPTConfig's defaults (llmfoundry/models/mpt/configuration_mpt.py), which llm-foundry's
+// benchmark table (scripts/train/benchmarking/README.md, NumParams) confirms to the parameter.
+constexpr std::array<Preset, 26> preset_table{{
     {"gpt3-125m", "GPT-3 Small: 12 layers, d_model 768, 12 heads, 125M parameters",
      gpt3(12, 768, 12)},
     {"gpt3-350m", "GPT-3 Medium: 24 layers, d_model 1024, 16 heads, 350M parameters",
@@ -339,6 +426,64 @@ constexpr std::array<Preset, 11> preset_table{{
     {"llama2-70b",
      "Llama 2 70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672, context 4096",
      llama2(80, 8192, 64, 8, 28672)},
+    {"llama3-8b", "Llama 3 8B: 32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14336, seq 8192",
+     llama3(32, 4096, 32, 14336)},
+    {"llama3.1-8b",
+     "Llama 3.1 8B: Llama 3 8B's shape, pretrained at seq 8192 (context 131072 after extension)",
+     llama3(32, 4096, 32, 14336)},
+    {"llama3-70b",
+     "Llama 3 70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672, seq 8192",
+     llama3(80, 8192, 64, 28672)},
+    {"llama3.1-70b",
+     "Llama 3.1 70B: Llama 3 70B's shape, pretrained at seq 8192 (context 131072 after extension)",
+     llama3(80, 8192, 64, 28672)},
+    {"llama3.1-405b",
+     "Llama 3.1 405B: 126 layers, hidden 16384, 128 heads, 8 KV heads, SwiGLU 53248, seq 8192",
+     llama3(126, 16384, 128, 53248)},
+    {"mistral-7b",
+     "Mistral 7B: 32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14336, window 4096, seq 8192",
+     mistral_7b()},
+    {"mpt-125m", "MPT-125M (llm-foundry): 12 layers, d_model 768, 12 heads, GELU 4x, seq 2048",
+     mpt(12, 768, 12)},
+    {"mpt-350m", "MPT-350M (llm-foundry): 24 layers, d_model 1024, 16 heads, GELU 4x, seq 2048",
+     mpt(24, 1024, 16)},
+    {"mpt-760m", "MPT-760M (llm-foundry): 24 layers, d_model 1536, 12 heads of 128, GELU 4x, seq 2048",
+     mpt(24, 1536, 12)},
+    {"mpt-1b", "MPT-1B (llm-foundry): 24 layers, d_model 2048, 16 heads of 128, GELU 4x, seq 2048",
+     mpt(24, 2048, 16)},
+    {"mpt-3b", "MPT-3B (llm-foundry): 32 layers, d_model 2560, 20 heads of 128, GELU 4x, seq 2048",
+     mpt(32, 2560, 20)},
+    {"mpt-7b", "MPT-7B (llm-foundry): 32 layers, d_model 4096, 32 heads, GELU 4x, seq 2048",
+     mpt(32, 4096, 32)},
+    {"mpt-13b", "MPT-13B (llm-foundry): 40 layers, d_model 5120, 40 heads, GELU 4x, seq 2048",
+     mpt(40, 5120, 40)},
+    {"mpt-30b", "MPT-30B (llm-foundry): 48 layers, d_model 7168, 56 heads, GELU 4x, seq 2048",
+     mpt(48, 7168, 56)},
+    {"mpt-70b", "MPT-70B (llm-foundry): 80 layers, d_model 8192, 64 heads, GELU 4x, seq 2048",
+     mpt(80, 8192, 64)},
+}};
+
+// NVIDIA DeepLearningExamples, PyTorch/LanguageModeling/Transformer-XL: pytorch/wt103_base.yaml
+// (n_layer 16, d_model 512, n_head 8, d_head 64, d_inner 2048, tgt_len = mem_len = 192,
+// dropout 0.1, dropatt 0.0, div_val 1: train.py's default) and pytorch/wt103_large.yaml
+// (n_layer 18, d_model 1024, n_head 16, d_head 64, d_inner 4096, tgt_len = mem_len = 384,
+// dropout 0.2, dropatt 0.2, div_val 4); both: adaptive softmax over WikiText-103's 267735
+// words with cutoffs 19997, 39997, 199997 (the manual_config of wt103_large.yaml; train.py
+// sets them for wt103). The base model is NVIDIA's power-of-two variant of Dai et al.'s
+// (d_model 410, 10 heads of 41, d_inner 2100, tgt_len 150); the large one is Dai et al.'s.
+constexpr int wt103_vocab = 267735;
+constexpr std::array<int, 3> wt103_cutoffs{19997, 39997, 199997};
+constexpr std::array<TxlPreset, 2> txl_table{{
+    {"transformer-xl-base",
+     "Transformer-XL base (NVIDIA DLE, WikiText-103): 16 layers, d_model 512, 8 heads, tgt/mem 192",
+     TxlShape{.layers = 16, .d_model = 512, .heads = 8, .d_head = 64, .d_inner = 2048,
+              .tgt_len = 192, .mem_len = 192, .vocab = wt103_vocab, .cutoffs = wt103_cutoffs,
+              .div_val = 1, .dropout = true, .attn_dropout = false}},
+    {"transformer-xl",
+     "Transformer-XL large (NVIDIA DLE, WikiText-103): 18 layers, d_model 1024, 16 heads, tgt/mem 384",
+     TxlShape{.layers = 18, .d_model = 1024, .heads = 16, .d_head = 64, .d_inner = 4096,
+              .tgt_len = 384, .mem_len = 384, .vocab = wt103_vocab, .cutoffs = wt103_cutoffs,
+              .div_val = 4, .dropout = true, .attn_dropout = true}},
 }};
 
 constexpr std::array<ModelInfo, 4> builder_models{{
@@ -349,12 +494,57 @@ constexpr std::array<ModelInfo, 4> builder_models{{
 }};
 
 constexpr auto model_table = [] {
-    std::array<ModelInfo, builder_models.size() + preset_table.size()> all{};
+    std::array<ModelInfo, builder_models.size() + preset_table.size() + txl_table.size()> all{};
     std::size_t i = 0;
     for (const ModelInfo& m : builder_models) all[i++] = m;
     for (const Preset& p : preset_table) all[i++] = {p.name, p.description};
+    for (const TxlPreset& p : txl_table) all[i++] = {p.name, p.description};
     return all;
 }();
+
+// ---------------------------------------------------------------------------------------
+// Transformer-XL.
+
+constexpr double euler_gamma = 0.57721566490153286;
+
+// Harmonic number H(n) = 1 + 1/2 + ... + 1/n (Euler-Maclaurin from n = 10, error < 1e-10).
+double harmonic(double n) {
+    if (n < 10) {
+        double sum = 0;
+        for (double r = 1; r <= n; ++r) sum += 1 / r;
+        return sum;
+    }
+    return std::log(n) + euler_gamma + 1 / (2 * n) - 1 / (12 * n * n);
+}
+
+// Share of a word-level corpus's tokens whose frequency rank lies in [lo, hi) of a vocabulary
+// of v words sorted by frequency (DLE's Vocab sorts by count), under Zipf's law (frequency
+// proportional to 1 / rank), the distribution adaptive softmax is designed for (Grave et al.
+// 2017, Sec. 3). With WikiText-103's cutoffs: 80.2% of the tokens in the head, 5.3%, 12.3%
+// and 2.2% in the three tails. An assumption: the real shares are not published with the
+// model.
+double zipf_share(double lo, double hi, double v) {
+    return (harmonic(hi) - harmonic(lo)) / harmonic(v);
+}
+
+constexpr std::array<std::string_view, 4> txl_embed_names{"embed_cluster0", "embed_cluster1",
+                                                          "embed_cluster2", "embed_cluster3"};
+constexpr std::array<std::string_view, 4> txl_embed_proj_names{"embed_proj0", "embed_proj1",
+                                                               "embed_proj2", "embed_proj3"};
+constexpr std::array<std::string_view, 4> txl_logit_names{"softmax_head", "softmax_tail1",
+                                                          "softmax_tail2", "softmax_tail3"};
+constexpr std::array<std::string_view, 4> txl_proj_names{"softmax_head_proj", "softmax_tail1_proj",
+                                                         "softmax_tail2_proj", "softmax_tail3_proj"};
+constexpr std::array<std::string_view, 4> txl_logsoftmax_names{
+    "softmax_head_logsoftmax", "softmax_tail1_logsoftmax", "softmax_tail2_logsoftmax",
+    "softmax_tail3_logsoftmax"};
+
+// One cluster of the adaptive input and softmax: vocabulary ids [lo, hi), embedding width d
+// and the share of tokens that fall in it.
+struct Cluster {
+    double lo = 0, hi = 0, d = 0, share = 0;
+    double size() const { return hi - lo; }
+};
 
 }  // namespace
 
@@ -404,8 +594,8 @@ Workload resnet50(int image) {
     return w;
 }
 
-Workload bert(std::string_view size, int seq_len) {
-    Workload w = bert_common(size, seq_len, "");
+Workload bert(std::string_view size, int seq_len, AttentionKind attention) {
+    Workload w = bert_common(size, seq_len, "", attention);
     const double s = seq_len, h = w.hidden, v = w.vocab;
 
     Layer pooler{.name = "pooler", .ops = {}, .params = h * h + h, .repeat = 1};
@@ -436,8 +626,8 @@ Workload bert(std::string_view size, int seq_len) {
     return w;
 }
 
-Workload bert_squad(std::string_view size, int seq_len) {
-    Workload w = bert_common(size, seq_len, "-squad");
+Workload bert_squad(std::string_view size, int seq_len, AttentionKind attention) {
+    Workload w = bert_common(size, seq_len, "-squad", attention);
     const double s = seq_len, h = w.hidden;
     // Devlin et al. 2019, Sec. 4.2: start and end vectors over the final hidden states; the
     // pooler is unused (Hugging Face BertForQuestionAnswering builds none).
@@ -464,6 +654,8 @@ Workload gpt(const GptShape& shape, std::string name) {
     if (kv_heads > shape.heads || shape.heads % kv_heads != 0)
         fail("heads " + std::to_string(shape.heads) + " is not a multiple of kv_heads " +
              std::to_string(kv_heads));
+    if (shape.window < 0) fail("window must be non-negative");
+    const bool learned_positions = shape.positions == Positions::learned;
     double ffn = shape.ffn_hidden;
     if (ffn == 0)
         ffn = shape.gated_mlp ? 256 * std::ceil(8.0 * shape.hidden / 3 / 256) : 4.0 * shape.hidden;
@@ -474,9 +666,9 @@ Workload gpt(const GptShape& shape, std::string name) {
                .kv_heads = kv_heads, .ffn_hidden = ffn, .gated_mlp = shape.gated_mlp};
 
     Layer emb{.name = "embedding", .ops = {},
-              .params = v * h + (shape.learned_positions ? s * h : 0), .repeat = 1};
+              .params = v * h + (learned_positions ? s * h : 0), .repeat = 1};
     emb.ops.push_back(lookup("token_embed", s, h));
-    if (shape.learned_positions) {
+    if (learned_positions) {
         emb.ops.push_back(lookup("pos_embed", s, h));
         emb.ops.push_back(add("embed_sum", s, h, TpSplit::m));
     }
@@ -486,7 +678,9 @@ Workload gpt(const GptShape& shape, std::string name) {
     const Block blk{.s = s, .h = h, .heads = static_cast<double>(shape.heads),
                     .kv_heads = static_cast<double>(kv_heads), .ffn = ffn,
                     .gated = shape.gated_mlp, .biases = shape.biases, .dropout = shape.dropout,
-                    .rotary = !shape.learned_positions, .norm = shape.norm};
+                    .rotary = shape.positions == Positions::rotary, .norm = shape.norm,
+                    .flash = shape.attention == AttentionKind::flash, .causal = shape.causal,
+                    .window = static_cast<double>(shape.window)};
     w.layers.push_back(pre_norm_block(blk, shape.layers));
 
     // The output projection has no bias in GPT-2/3 or Llama; when tied, its weights are the
@@ -502,12 +696,187 @@ Workload gpt(const GptShape& shape, std::string name) {
     return w;
 }
 
+Workload transformer_xl(const TxlShape& x, std::string name) {
+    auto fail = [&](const std::string& why) {
+        throw std::invalid_argument("transformer-xl '" + name + "': " + why);
+    };
+    if (x.layers < 1 || x.d_model < 1 || x.heads < 1 || x.d_head < 1 || x.d_inner < 1 ||
+        x.tgt_len < 1 || x.vocab < 1 || x.mem_len < 0 || x.div_val < 1)
+        fail("layers, d_model, heads, d_head, d_inner, tgt_len, vocab and div_val must be "
+             "positive, mem_len non-negative");
+    // Clusters: the shortlist [0, c1) and one tail per non-zero cutoff.
+    std::vector<Cluster> clusters;
+    double lo = 0, d = x.d_model;
+    for (int c : x.cutoffs) {
+        if (c == 0) continue;
+        if (c <= lo || c >= x.vocab)
+            fail("cutoffs must ascend and lie below the vocabulary, got " + std::to_string(c));
+        clusters.push_back({lo, static_cast<double>(c), d, 0});
+        lo = c;
+        if (x.div_val > 1) d = std::floor(d / x.div_val);
+    }
+    clusters.push_back({lo, static_cast<double>(x.vocab), d, 0});
+    if (d < 1) fail("div_val leaves a cluster without embedding width");
+    const double v = x.vocab;
+    for (Cluster& c : clusters) c.share = zipf_share(c.lo, c.hi, v);
+    const double tails = static_cast<double>(clusters.size()) - 1;
+
+    const double q = x.tgt_len, mem = x.mem_len, kl = q + mem, h = x.d_model;
+    const double a = x.heads, dh = x.d_head, adh = a * dh, f = x.d_inner;
+    const double L = x.layers;
+    const bool adaptive_input = x.div_val > 1;  // div_val 1: one table of width d_model
+    Workload w{.name = std::move(name), .domain = Domain::language, .seq_len = q, .layers = {},
+               .vocab = v, .hidden = h, .n_layers = x.layers, .heads = x.heads,
+               .kv_heads = x.heads, .ffn_hidden = f};
+
+    // Adaptive input (AdaptiveEmbedding): with div_val > 1 each cluster has its own table of
+    // width d_i and a projection to d_model, applied to the tokens of that cluster; the
+    // output is scaled by sqrt(d_model). The relative-position biases u and v (r_w_bias,
+    // r_r_bias, n_head x d_head each) are shared by every layer and counted here.
+    Layer emb{.name = "embedding", .ops = {}, .params = 2 * adh, .repeat = 1};
+    if (!adaptive_input) {
+        emb.ops.push_back(lookup("token_embed", q, h));
+        emb.params += v * h;
+    } else {
+        for (std::size_t i = 0; i < clusters.size(); ++i) {
+            const Cluster& c = clusters[i];
+            const double rows = c.share * q;
+            emb.ops.push_back(lookup(txl_embed_names[i], rows, c.d));
+            emb.ops.push_back(matmul(txl_embed_proj_names[i], rows, h, c.d, h * c.d, rows * c.d,
+                                     TpSplit::none));
+            emb.params += c.size() * c.d + h * c.d;
+        }
+    }
+    emb.ops.push_back(pointwise("embed_scale", OpClass::elementwise, q, h, 1, 1, 2 * q * h, 0,
+                                TpSplit::m));
+    if (x.dropout) emb.ops.push_back(dropout("embed_dropout", q, h, 1, TpSplit::m));
+    w.layers.push_back(std::move(emb));
+
+    // RelPartialLearnableDecoderLayer, post-norm. The memory is concatenated before the
+    // layer's QKV projection, which DLE applies to all tgt_len + mem_len rows (the queries of
+    // the memory rows are computed and dropped). The memory carries no gradient, but the
+    // input gradient of the concatenation is computed whole by the dgrad GEMM.
+    const double probs = a * q * kl;
+    const double block_params = h * 3 * adh + h * adh + adh * h + (h * f + f) + (f * h + h) +
+                                2 * norm_params(NormKind::layer_norm, h);
+    Layer blk{.name = "block", .ops = {}, .params = block_params, .repeat = x.layers};
+    auto& ops = blk.ops;
+    // The previous segment's hidden states stay resident for the step: counted as stash.
+    if (mem > 0)
+        ops.push_back(pointwise("mem_concat", OpClass::elementwise, kl, h, 1, 0, 2 * kl * h,
+                                mem * h, TpSplit::m));
+    ops.push_back(matmul("qkv", kl, 3 * adh, h, h * 3 * adh, kl * h, TpSplit::n));
+    // r_net projects the sinusoidal position embeddings of the kl distances, the same for
+    // every sample: once per micro-batch, no input gradient. Its input (one kl x h table)
+    // and output (kl x a d_head, read by attn_bd) are per micro-batch and left out of the
+    // stash.
+    Op r_net = matmul("r_net", kl, adh, h, h * adh, 0, TpSplit::n);
+    r_net.samples = SampleDim::none;
+    r_net.input_grad = false;
+    ops.push_back(r_net);
+    // q + u and q + v (the shared biases are counted with the embedding).
+    ops.push_back(pointwise("rel_bias_add", OpClass::elementwise, q, adh, 1, 2 * add_flops,
+                            3 * q * adh, 0, TpSplit::n));
+    // Content scores AC = (q + u) K^T and position scores BD = (q + v) R^T, both q x kl per
+    // head. R is shared by the samples, so BD stacks the micro-batch's queries along m.
+    ops.push_back(attention("attn_ac", a, q, kl, dh, q * adh + kl * adh + probs,
+                            q * adh + kl * adh));
+    Op bd = attention("attn_bd", a, q, kl, dh, q * adh + kl * adh + probs, q * adh);
+    bd.samples = SampleDim::m;
+    ops.push_back(bd);
+    // _rel_shift (pad, reshape: a copy), add_and_scale (TorchScript: (AC + BD) * scale),
+    // masked_fill_, softmax: separate kernels over the q x kl scores.
+    ops.push_back(pointwise("rel_shift", OpClass::elementwise, q, kl, a, 0, 2 * probs, 0,
+                            TpSplit::batch));
+    ops.push_back(pointwise("score_add_scale", OpClass::elementwise, q, kl, a, 2 * add_flops,
+                            3 * probs, 0, TpSplit::batch));
+    ops.push_back(pointwise("attn_mask", OpClass::elementwise, q, kl, a, 1, 2 * probs, 0,
+                            TpSplit::batch));
+    ops.push_back(pointwise("attn_softmax", OpClass::softmax, q, kl, a, softmax_flops,
+                            2 * probs, probs, TpSplit::batch));
+    if (x.attn_dropout) ops.push_back(dropout("attn_dropout", q, kl, a, TpSplit::batch));
+    ops.push_back(attention("attn_context", a, q, dh, kl, probs + kl * adh + q * adh,
+                            (x.attn_dropout ? probs : 0) + kl * adh));
+    ops.push_back(matmul("attn_proj", q, h, adh, adh * h, q * adh, TpSplit::k));
+    if (x.dropout) ops.push_back(dropout("attn_out_dropout", q, h, 1, TpSplit::m));
+    ops.push_back(add("attn_residual", q, h, TpSplit::m));
+    ops.push_back(norm("attn_norm", NormKind::layer_norm, q, h, TpSplit::m));
+    // PositionwiseFF: Linear, ReLU (in place), Dropout, Linear, Dropout. The ReLU output is
+    // stashed by the ReLU when a dropout follows, else by mlp_down, which reads it.
+    ops.push_back(matmul("mlp_up", q, f, h, h * f + f, q * h, TpSplit::n));
+    ops.push_back(pointwise("relu", OpClass::elementwise, q, f, 1, relu_flops, 2 * q * f,
+                            x.dropout ? q * f : 0, TpSplit::n));
+    if (x.dropout) ops.push_back(dropout("mlp_inner_dropout", q, f, 1, TpSplit::n));
+    ops.push_back(matmul("mlp_down", q, h, f, f * h + h, q * f, TpSplit::k));
+    if (x.dropout) ops.push_back(dropout("mlp_dropout", q, h, 1, TpSplit::m));
+    ops.push_back(add("mlp_residual", q, h, TpSplit::m));
+    ops.push_back(norm("mlp_norm", NormKind::layer_norm, q, h, TpSplit::m));
+    w.layers.push_back(std::move(blk));
+
+    // Output dropout, the memory update (torch.stack of every layer's input) and the
+    // ProjectedAdaptiveLogSoftmax. The head scores every token over the shortlist plus one
+    // logit per tail cluster; each tail scores only its tokens (share by Zipf) over its own
+    // words. Output weights are the input tables (tied); new parameters: the cluster logits'
+    // weights and biases, the output biases and, with div_val > 1, the head projection
+    // (tie_projs[0] is false).
+    const Cluster& head_c = clusters.front();
+    const double head_n = head_c.size() + tails;
+    Layer head{.name = "head", .ops = {},
+               .params = tails * h + tails + v + (adaptive_input ? h * head_c.d : 0),
+               .repeat = 1};
+    if (x.dropout) head.ops.push_back(dropout("final_dropout", q, h, 1, TpSplit::m));
+    if (mem > 0)
+        head.ops.push_back(pointwise("mem_update", OpClass::elementwise, q, h, L, 0,
+                                     2 * L * q * h, 0, TpSplit::none));
+    double head_in = h;
+    if (adaptive_input) {
+        head.ops.push_back(matmul(txl_proj_names[0], q, head_c.d, h, h * head_c.d, q * h,
+                                  TpSplit::none));
+        head_in = head_c.d;
+    }
+    head.ops.push_back(matmul(txl_logit_names[0], q, head_n, head_in,
+                              head_n * head_in + head_n, q * head_in, TpSplit::n));
+    head.ops.push_back(pointwise(txl_logsoftmax_names[0], OpClass::softmax, q, head_n, 1,
+                                 softmax_flops, 2 * q * head_n, q * head_n, TpSplit::n));
+    if (tails > 0) {
+        double tail_rows = 0;
+        for (std::size_t i = 1; i < clusters.size(); ++i) tail_rows += clusters[i].share * q;
+        head.ops.push_back(pointwise("tail_gather", OpClass::elementwise, tail_rows, h, 1, 0,
+                                     2 * tail_rows * h, 0, TpSplit::none));
+    }
+    for (std::size_t i = 1; i < clusters.size(); ++i) {
+        const Cluster& c = clusters[i];
+        const double rows = c.share * q;
+        double in = h;
+        if (adaptive_input) {  // tied to the input projection of the cluster
+            head.ops.push_back(matmul(txl_proj_names[i], rows, c.d, h, h * c.d, rows * h,
+                                      TpSplit::none));
+            in = c.d;
+        }
+        head.ops.push_back(matmul(txl_logit_names[i], rows, c.size(), in, c.size() * in + c.size(),
+                                  rows * in, TpSplit::n));
+        head.ops.push_back(pointwise(txl_logsoftmax_names[i], OpClass::softmax, rows, c.size(), 1,
+                                     softmax_flops, 2 * rows * c.size(), rows * c.size(),
+                                     TpSplit::n));
+    }
+    w.layers.push_back(std::move(head));
+    return w;
+}
+
 std::span<const Preset> gpt_presets() { return preset_table; }
 
 const Preset* find_gpt_preset(std::string_view name) {
     const auto it = std::find_if(preset_table.begin(), preset_table.end(),
                                  [name](const Preset& p) { return p.name == name; });
     return it == preset_table.end() ? nullptr : &*it;
+}
+
+std::span<const TxlPreset> txl_presets() { return txl_table; }
+
+const TxlPreset* find_txl_preset(std::string_view name) {
+    const auto it = std::find_if(txl_table.begin(), txl_table.end(),
+                                 [name](const TxlPreset& p) { return p.name == name; });
+    return it == txl_table.end() ? nullptr : &*it;
 }
 
 std::span<const ModelInfo> model_names() { return model_table; }

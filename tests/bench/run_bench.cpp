@@ -56,6 +56,33 @@ void BM_gpt3_175b_1024_a100(benchmark::State& state) {
 // Arg 0: on the cluster's network built once; arg 1: building the 1,024-GPU topology too.
 BENCHMARK(BM_gpt3_175b_1024_a100)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// The layout search for GPT-3 175B on 1,024 A100s ("parallelism": "auto", global batch 1536):
+// every candidate layout planned and timed, the network built once (the README's "a 175B
+// model on 1,024 GPUs is planned in under 1 s"). Arg 1 runs the chosen layout too.
+void BM_auto_layout_gpt3_175b_1024_a100(benchmark::State& state) {
+    const std::string text = R"({"schema": 1, "name": "bench",
+      "workload": {"model": "gpt3-175b", "precision": "fp16", "global_batch": 1536, "parallelism": "auto",
+                   "tokens": 300000000000},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 3.43}})";
+    const auto s = rentsim::analysis::parse_scenarios(text, "bench.json").points.at(0);
+    const auto network = rentsim::analysis::cluster_network(s);
+    for (auto _ : state) {
+        if (state.range(0)) {
+            auto r = rentsim::analysis::run_scenario(s, network);
+            benchmark::DoNotOptimize(r);
+            state.counters["iteration_s"] = r.iteration_s;
+        } else {
+            auto search = rentsim::analysis::search_scenario_layout(s, network);
+            benchmark::DoNotOptimize(search);
+            state.counters["candidates"] = search.candidates;
+            state.counters["evaluated"] = search.evaluated;
+            state.counters["step_s"] = search.best ? search.best->eval.step_s : 0.0;
+        }
+    }
+}
+BENCHMARK(BM_auto_layout_gpt3_175b_1024_a100)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 // The scenario compiler on the same scenario: parsing, checking every rule, building the
 // 175B model's layers and resolving the GPU, calibration and topology.
 void BM_compile_gpt3_175b(benchmark::State& state) {

@@ -157,6 +157,8 @@ TEST_CASE("every accessor gives a value of its field's kind") {
             case Kind::string: return std::holds_alternative<std::string>(v);
             case Kind::nullable_number: return null || std::holds_alternative<double>(v);
             case Kind::nullable_integer: return null || integer;
+            case Kind::nullable_string: return null || std::holds_alternative<std::string>(v);
+            case Kind::counts: return null || std::holds_alternative<analysis::Counts>(v);
             case Kind::epochs: return false;
         }
         return false;
@@ -226,15 +228,38 @@ TEST_CASE("a run that does not fit has null times and costs, and no lifecycle or
       "tp": 1,
       "pp": 1,
       "dp": 1,
+      "cp": 1,
       "precision": "bf16",
+      "framework": "",
+      "attention": "",
       "global_batch": 1,
       "micro_batch": 1,
       "micro_steps": 1,
       "samples": 1000.0,
       "iterations": 1000,
+      "layout": {
+        "searched": false,
+        "chosen": null,
+        "runner_up": null,
+        "candidates": null,
+        "refused": null
+      },
       "fits": false,
       "memory_per_gpu_gib": 238.5,
+      "memory": {
+        "params_gib": 0.0,
+        "gradients_gib": 0.0,
+        "optimizer_gib": 0.0,
+        "activations_gib": 0.0,
+        "workspace_gib": 0.0
+      },
       "memory_available_gib": 40.0,
+      "accuracy": {
+        "family_calibrated": false,
+        "check_rows": 0,
+        "median_error": null,
+        "p90_error": null
+      },
       "time_to_train_s": null,
       "cost_usd": null,
       "billed_s": null,

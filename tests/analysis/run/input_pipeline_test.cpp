@@ -151,12 +151,13 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
         CHECK(r.throughput_samples_per_s >= last);
         last = r.throughput_samples_per_s;
         // Hand computation of the analytic lower bound: ceil(compute rate per GPU x 2.6008 ms
-        // per sample per worker) = ceil(1791.5 x 2.6008e-3) = 5. The simulation also pays
+        // per sample per worker) = ceil(1389.4 x 2.6008e-3) = 4. The simulation also pays
         // 0.1 ms per NVMe read in the first epoch and in-order delivery; it needs one more.
         const int analytic = static_cast<int>(std::ceil(r.input.compute_samples_per_s * 2.6008e-3));
-        CHECK(analytic == 5);
+        CHECK(analytic == 4);
         CHECK(r.input.workers_to_compute_bound == analytic + 1);
-        CHECK(r.input.bound_by == (bound < compute ? analysis::InputBound::cpu_workers : analysis::InputBound::compute));
+        CHECK(r.input.bound_by == (w < r.input.workers_to_compute_bound ? analysis::InputBound::cpu_workers
+                                                                         : analysis::InputBound::compute));
     }
     // The bisection's answer is what the simulation says: with that many workers the run
     // waits less than 2% of the time, with one fewer it does not.
@@ -176,7 +177,7 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
 
 TEST_CASE("with workers alone the worker count is analytic: compute rate over one worker's rate") {
     const std::string text = R"({"schema": 1, "name": "w",
-      "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "samples": 2048000},
+      "workload": {"model": "resnet50", "framework": "nvidia-dle", "precision": "fp16", "batch_per_gpu": 256, "samples": 2048000},
       "cluster": {"gpu": "a100-sxm4-40gb", "gpus": 8, "gpus_per_node": 8},
       "data": {"workers_per_gpu": 2, "samples_per_s_per_worker": 300},
       "pricing": {"usd_per_gpu_hour": 2.74}})";
@@ -186,13 +187,13 @@ TEST_CASE("with workers alone the worker count is analytic: compute rate over on
         return analysis::run_scenario(
             analysis::parse_scenarios(text, "w.json", {{"data.workers_per_gpu", std::int64_t{w}}}).points.at(0));
     };
-    // ceil(1791.5 / 300) = 6 workers; two deliver 600 samples/s per GPU.
+    // ceil(1389.4 / 300) = 5 workers; two deliver 600 samples/s per GPU.
     CHECK(r.input.workers_to_compute_bound == static_cast<int>(std::ceil(r.input.compute_samples_per_s / 300)));
-    CHECK(r.input.workers_to_compute_bound == 6);
+    CHECK(r.input.workers_to_compute_bound == 5);
     CHECK(r.input.bound_by == analysis::InputBound::cpu_workers);
     CHECK(r.throughput_samples_per_s == doctest::Approx(8 * 600.0).epsilon(0.01));
-    CHECK(with_workers(6).input.stall_fraction < 0.02);
-    CHECK(with_workers(5).input.stall_fraction > 0.05);
+    CHECK(with_workers(5).input.stall_fraction < 0.02);
+    CHECK(with_workers(4).input.stall_fraction > 0.05);
 }
 
 TEST_CASE("a dataset that fits in RAM makes later epochs faster than one that does not") {
@@ -220,8 +221,8 @@ TEST_CASE("staging on NVMe is billed up front, and streaming pays at the ingress
     const auto staged = run_point("resnet50-stream-vs-stage.json", 1);
     const auto stream_small = run_point("resnet50-stream-vs-stage.json", 2);
     const auto staged_small = run_point("resnet50-stream-vs-stage.json", 3);
-    // 147.9 GB over 10 Gb/s plus one 30 ms request.
-    const double copy = 147897477120.0 / 1.25e9 + 0.030;
+    // 147.9 GB over 5 Gb/s plus one 30 ms request.
+    const double copy = 147897477120.0 / 0.625e9 + 0.030;
     CHECK(stream.staging_s == 0);
     CHECK(staged.staging_s == doctest::Approx(copy).epsilon(1e-6));
     CHECK(staged.billed_s >= staged.time_to_train_s);
@@ -234,10 +235,10 @@ TEST_CASE("staging on NVMe is billed up front, and streaming pays at the ingress
     CHECK(stream.cost_usd < staged.cost_usd);
     CHECK(staged_small.time_to_train_s < stream_small.time_to_train_s);
     CHECK(staged_small.cost_usd < stream_small.cost_usd);
-    // Warm epochs with a 16 GiB cache: 8.9% hits, the rest at 10 Gb/s / 8 GPUs per GPU.
+    // Warm epochs with a 16 GiB cache: 8.9% hits, the rest at 5 Gb/s / 8 GPUs per GPU.
     const double miss = 1 - 0.8 * 16 * 1073741824.0 / 147897477120.0;
     const double per_gpu = std::ceil(1281167.0 / (8 * 256)) * 256;
-    const double warm = per_gpu * miss * 147897477120.0 / 1281167.0 / (1.25e9 / 8);
+    const double warm = per_gpu * miss * 147897477120.0 / 1281167.0 / (0.625e9 / 8);
     CHECK(stream_small.epochs[1].time_s == doctest::Approx(warm).epsilon(0.005));
 }
 

@@ -38,13 +38,13 @@ analysis::InputError read_error(const std::string& rows) {
 }  // namespace
 
 TEST_CASE("a measured value of 0 is refused with its line and column, never fitted as infinity") {
-    const auto e = read_error("G1,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,tflops,0,TFLOP/s,MxNxK=8192x8192x8192\n");
+    const auto e = read_error("G1,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,gemm_tflops,0,TFLOP/s,MxNxK=8192x8192x8192\n");
     CHECK(e.where() == "line 2");
     CHECK(e.message() == "column 'value': expected a number from 1e-06 to 1e+06, got 0");
 }
 
 TEST_CASE("a cell of 30,000 digits is refused by its length, not parsed by recursion") {
-    const auto e = read_error("G1,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,tflops,100,TFLOP/s,MxNxK=" +
+    const auto e = read_error("G1,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,gemm_tflops,100,TFLOP/s,MxNxK=" +
                               std::string(30000, '9') + "x8x8\n");
     CHECK(e.where() == "line 2");
     CHECK(e.message() == "a cell of 30010 characters; at most 4096 are read");
@@ -54,14 +54,14 @@ TEST_CASE("a GEMM shape too large for a row's notes is skipped, and 10,000-digit
     std::vector<std::string> skipped;
     namespace fs = std::filesystem;
     const fs::path file = fs::temp_directory_path() / ("rentsim-shape-" + std::to_string(::getpid()) + ".csv");
-    { std::ofstream(file) << header << "G2,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,tflops,100,TFLOP/s,MxNxK=" +
+    { std::ofstream(file) << header << "G2,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,gemm_tflops,100,TFLOP/s,MxNxK=" +
                                            std::string(100, '9') + "x8x8\n"; }
     const auto rows = analysis::read_calibration_rows({file.string()}, "a100-sxm4-80gb", skipped);
     fs::remove(file);
     CHECK(rows.empty());
     REQUIRE(skipped.size() == 1);
     CHECK(skipped[0] == "G2: GEMM shape not stated");
-    const auto e = read_error("G3,calibrate,dle_throughput,resnet50,a100-sxm4-80gb,1,fp16,256,,,throughput," +
-                              std::string(4000, '9') + ",samples/s,\n");
+    const auto e = read_error("G3,calibrate,gemm_efficiency,,a100-sxm4-80gb,1,fp16,,,,gemm_tflops," +
+                              std::string(4000, '9') + ",TFLOP/s,MxNxK=8192x8192x8192\n");
     CHECK(e.message().starts_with("column 'value': expected a finite number, got '9999"));
 }

@@ -89,7 +89,7 @@ TEST_CASE("sequence parallelism without tensor parallelism resolves to off") {
 TEST_CASE("layout errors of a swept key name the sweep entry, not a pointer absent from the file") {
     std::string text = bert;
     text.replace(text.rfind('}'), 1, R"(, "sweep": {"workload.parallelism.tp": [2, 3]}})");
-    check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a multiple of tp x pp (3), got 8");
+    check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a multiple of tp x pp x cp (3), got 8");
     text.replace(text.find("\"gpus\": 8"), 9, "\"gpus\": 24, \"inter_node\": {\"fabric\": \"tcp\", \"gbps_per_gpu\": 10, \"latency_us\": 30}");
     check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a divisor of the model's 16 attention heads, got tp = 3");
 }
@@ -151,4 +151,57 @@ TEST_CASE("a scenario built in code goes through the loader's rules") {
     const auto s = analysis::compile_scenario(d);
     CHECK(s.workload.precision == compute::Precision::fp16);
     CHECK(s.cluster.gpus_per_node == 8);
+}
+
+namespace {
+std::string gpt(const std::string& extra) {
+    return R"({"schema": 1, "name": "g",
+      "workload": {"model": "gpt3-1.3b", "precision": "bf16", "global_batch": 64, )" + extra + R"("tokens": 1e9},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 16, "topology": "dgx-a100"},
+      "pricing": {"usd_per_gpu_hour": 2.0}})";
+}
+}  // namespace
+
+TEST_CASE("\"auto\", an auto object, or a GPT global batch without a layout asks for the layout search") {
+    const auto par = [](const std::string& extra) {
+        return analysis::parse_scenarios(gpt(extra), "g.json").points.at(0).workload.parallelism;
+    };
+    CHECK(par(R"("parallelism": "auto", )").search);
+    CHECK(par(R"("parallelism": "auto", )").objective == analysis::LayoutObjective::time);
+    const auto cost = par(R"("parallelism": {"auto": true, "objective": "cost", "tp_comm_overlap": true}, )");
+    CHECK(cost.search);
+    CHECK(cost.objective == analysis::LayoutObjective::cost);
+    CHECK(cost.tp_comm_overlap);
+    CHECK(par("").search);                             // no parallelism block: searched
+    CHECK(par(R"("micro_batch": 2, )").search);        // micro-batch fixed, the rest searched
+    CHECK_FALSE(par(R"("micro_batch": 1, "parallelism": {"tp": 2}, )").search);
+    CHECK_FALSE(par(R"("micro_batch": 1, "parallelism": {"auto": false, "tp": 2}, )").search);
+    const auto s = analysis::parse_scenarios(gpt(""), "g.json").points.at(0);
+    CHECK(s.workload.micro_batch == 0);  // the search's variable
+    // Data-parallel forms stay data parallel, and BERT keeps its layout.
+    CHECK_FALSE(analysis::parse_scenarios(bert, "b.json").points.at(0).workload.parallelism.search);
+    std::string per_gpu = gpt("");
+    per_gpu.replace(per_gpu.find("\"global_batch\": 64"), 18, "\"batch_per_gpu\": 4");
+    CHECK_FALSE(analysis::parse_scenarios(per_gpu, "g.json").points.at(0).workload.parallelism.search);
+}
+
+TEST_CASE("with the layout search the layout keys are refused, the overlaps kept, and its checks skipped") {
+    check_refused(gpt(R"("parallelism": {"auto": true, "tp": 2}, )"), "/workload/parallelism/tp",
+                  "'tp' is chosen by the layout search (\"auto\": true); drop it, or drop 'auto' and give the whole layout");
+    check_refused(gpt(R"("parallelism": {"auto": true, "objective": "fastest"}, )"), "/workload/parallelism/objective",
+                  "unknown layout objective 'fastest'; valid: time, cost");
+    check_refused(gpt(R"("micro_batch": 1, "parallelism": {"objective": "cost"}, )"), "/workload/parallelism/objective",
+                  "'objective' steers the layout search: it needs \"auto\": true");
+    check_refused(gpt(R"("parallelism": "autom", )"), "/workload/parallelism",
+                  "unknown parallelism 'autom'; did you mean 'auto'? valid: auto (or an object {tp, pp, cp, dp, ...} "
+                  "giving the layout, or {\"auto\": true, \"objective\": \"time\" or \"cost\"})");
+    std::string per_gpu = gpt(R"("parallelism": "auto", )");
+    per_gpu.replace(per_gpu.find("\"global_batch\": 64"), 18, "\"batch_per_gpu\": 4");
+    check_refused(per_gpu, "/workload/batch_per_gpu",
+                  "the layout search (\"parallelism\": \"auto\") varies dp: give 'global_batch' (samples per optimizer "
+                  "step) instead of 'batch_per_gpu'");
+    // 16 GPUs x micro-batch 8 does not divide 64: a rule of the written layout, the search's to check.
+    CHECK(analysis::parse_scenarios(gpt(R"("micro_batch": 8, "parallelism": "auto", )"), "g.json").points.at(0).workload.micro_batch == 8);
+    check_refused(gpt(R"("micro_batch": 8, "parallelism": {"tp": 1}, )"), "/workload/global_batch",
+                  "expected a multiple of dp x micro_batch (128), got 64");
 }

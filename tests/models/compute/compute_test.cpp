@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,114 @@ TEST_CASE("the catalog holds every GPU of the scenario contract with datasheet p
     CHECK(compute::peak(compute::find_gpu("a100-sxm4-80gb"), Precision::fp16).value == doctest::Approx(312e12));
     CHECK(compute::peak(compute::find_gpu("h100-sxm5-80gb"), Precision::fp8).value == doctest::Approx(1978.9e12));
     CHECK(compute::peak(compute::find_gpu("v100-sxm2-16gb"), Precision::bf16).value == 0.0);
+}
+
+TEST_CASE("every catalog row is filled: positive sizes and rates, a dated source, a known family") {
+    for (const auto& g : compute::gpu_catalog()) {
+        CAPTURE(g.name);
+        CHECK(g.sms > 0);
+        CHECK(g.memory_gib > 0.0);
+        CHECK(g.hbm_gbps > 0.0);
+        CHECK(std::max(g.peak_tflops[static_cast<std::size_t>(Precision::bf16)],
+                       g.peak_tflops[static_cast<std::size_t>(Precision::fp16)]) > 0.0);
+        CHECK(g.peak_tflops[static_cast<std::size_t>(Precision::fp32)] > 0.0);
+        CHECK(g.tdp_w > 0.0);
+        CHECK(g.pcie_generation >= 3);
+        CHECK(g.source.find("read 20") != std::string_view::npos);
+        CHECK(std::find(compute::gpu_families.begin(), compute::gpu_families.end(), g.family) !=
+              compute::gpu_families.end());
+        // NVLink fields hold NVLink only; another fabric goes to gpu_link_gbps.
+        CHECK((g.nvlink_generation > 0) == (g.nvlink_gbps > 0.0));
+        CHECK((g.nvlink_generation > 0) == (g.nvlink_links > 0));
+        CHECK(g.gpu_link_gbps >= 0.0);
+        if (g.nvswitch) CHECK(g.nvlink_generation > 0);
+    }
+}
+
+TEST_CASE("fp8 is zero exactly on the parts without fp8 units: Volta, Turing and Ampere") {
+    for (const auto& g : compute::gpu_catalog()) {
+        CAPTURE(g.name);
+        const bool no_fp8 = g.family == "volta" || g.family == "turing" || g.family == "ampere" ||
+                            g.family == "ampere-ga10x";
+        CHECK((g.peak_tflops[static_cast<std::size_t>(Precision::fp8)] == 0.0) == no_fp8);
+    }
+    // T4 (Turing) has neither TF32 nor BF16 tensor paths.
+    const auto& t4 = compute::find_gpu("t4");
+    CHECK(t4.peak_tflops[static_cast<std::size_t>(Precision::tf32)] == 0.0);
+    CHECK(t4.peak_tflops[static_cast<std::size_t>(Precision::bf16)] == 0.0);
+}
+
+TEST_CASE("the 2026 parts are in the catalog under the names measured.csv uses") {
+    for (const char* name : {"b200", "gb200", "b300", "gb300", "h200-nvl-141gb", "h100-nvl-94gb", "l40s", "l40", "l4",
+                             "a40", "a10", "a10g", "t4", "rtx3090", "rtx4090", "rtx-a6000", "rtx6000-ada",
+                             "mi300x"}) {
+        CAPTURE(name);
+        REQUIRE(compute::lookup_gpu(name) != nullptr);
+        CHECK(compute::find_gpu(name).name == name);
+    }
+    CHECK(compute::find_gpu("l40").pcie_p2p);
+    CHECK_FALSE(compute::find_gpu("rtx4090").pcie_p2p);
+    CHECK_FALSE(compute::find_gpu("rtx3090").pcie_p2p);
+    CHECK(compute::find_gpu("h100-sxm5-80gb").pcie_p2p);
+    // PCIe cards whose NVLink bridge is not modelled; NVL cards state their bridge without NVSwitch.
+    for (const char* name : {"a40", "rtx-a6000", "rtx3090", "l40s", "rtx4090"}) {
+        CAPTURE(name);
+        CHECK(compute::find_gpu(name).nvlink_gbps == 0.0);
+    }
+    CHECK(compute::find_gpu("h200-nvl-141gb").nvlink_generation == 4);
+    CHECK_FALSE(compute::find_gpu("h200-nvl-141gb").nvswitch);
+    CHECK_FALSE(compute::find_gpu("h100-nvl-94gb").nvswitch);
+    // MI300X: Infinity Fabric, not NVLink.
+    const auto& mi = compute::find_gpu("mi300x");
+    CHECK(mi.nvlink_generation == 0);
+    CHECK(mi.nvlink_gbps == 0.0);
+    CHECK(mi.gpu_link_gbps == doctest::Approx(7 * 64.0));
+    for (const auto& g : compute::gpu_catalog())
+        if (g.name != "mi300x") CHECK(g.gpu_link_gbps == 0.0);
+}
+
+TEST_CASE("one hand-checked datasheet figure per 2026 part") {
+    auto tflops = [](const char* name, Precision p) {
+        return compute::find_gpu(name).peak_tflops[static_cast<std::size_t>(p)];
+    };
+    // HGX B200 spec table: FP16/BF16 4.5 PFLOPS with sparsity per GPU -> 2,250 dense.
+    CHECK(tflops("b200", Precision::bf16) == doctest::Approx(2250.0));
+    // GB200 NVL72 spec table: FP8 720 PFLOPS sparse per 72 GPUs -> 10 per GPU -> 5,000 dense.
+    CHECK(tflops("gb200", Precision::fp8) == doctest::Approx(5000.0));
+    // HGX B300 spec table: FP8 72 PFLOPS sparse per 8 GPUs -> 4,500 dense per GPU.
+    CHECK(tflops("b300", Precision::fp8) == doctest::Approx(4500.0));
+    // GB300 NVL72 spec table (Verda's per-GPU copy): 1.4 kW per GPU.
+    CHECK(compute::find_gpu("gb300").tdp_w == doctest::Approx(1400.0));
+    // H200 datasheet, H200 NVL column: BF16 1,671 TFLOPS with sparsity -> 835.5 dense; up to 600 W.
+    CHECK(tflops("h200-nvl-141gb", Precision::bf16) == doctest::Approx(835.5));
+    CHECK(compute::find_gpu("h200-nvl-141gb").tdp_w == doctest::Approx(600.0));
+    // H100 datasheet, H100 NVL column: 94 GB HBM3 at 3.9 TB/s.
+    CHECK(compute::find_gpu("h100-nvl-94gb").hbm_gbps == doctest::Approx(3900.0));
+    // L40S datasheet: FP8 1,466 TFLOPS with sparsity -> 733 dense.
+    CHECK(tflops("l40s", Precision::fp8) == doctest::Approx(733.0));
+    // L40 datasheet: BF16 181.05 TFLOPS dense (362.1 with sparsity).
+    CHECK(tflops("l40", Precision::bf16) == doctest::Approx(181.05));
+    // L4 datasheet: FP16 242 TFLOPS with sparsity -> 121 dense.
+    CHECK(tflops("l4", Precision::fp16) == doctest::Approx(121.0));
+    // A40 datasheet: 696 GB/s GDDR6.
+    CHECK(compute::find_gpu("a40").hbm_gbps == doctest::Approx(696.0));
+    // A10 datasheet: TF32 125 TFLOPS with sparsity -> 62.5 dense.
+    CHECK(tflops("a10", Precision::tf32) == doctest::Approx(62.5));
+    // AWS A10G datasheet: FP16 70 TFLOPS dense.
+    CHECK(tflops("a10g", Precision::fp16) == doctest::Approx(70.0));
+    // T4 datasheet: 65 TFLOPS mixed precision (FP16 with FP32 accumulate).
+    CHECK(tflops("t4", Precision::fp16) == doctest::Approx(65.0));
+    // GA102 whitepaper, RTX 3090: FP32 35.6 TFLOPS.
+    CHECK(tflops("rtx3090", Precision::fp32) == doctest::Approx(35.6));
+    // Ada whitepaper, RTX 4090: FP16 tensor with FP32 accumulate 165.2 TFLOPS dense.
+    CHECK(tflops("rtx4090", Precision::bf16) == doctest::Approx(165.2));
+    // RTX A6000 datasheet: 309.7 TFLOPS tensor with sparsity -> 154.8 dense.
+    CHECK(tflops("rtx-a6000", Precision::fp16) == doctest::Approx(154.8));
+    // RTX 6000 Ada datasheet: 1,457 TFLOPS FP8 with sparsity -> 728.5 dense.
+    CHECK(tflops("rtx6000-ada", Precision::fp8) == doctest::Approx(728.5));
+    // AMD MI300X data sheet: 304 CUs, FP16/BF16 1,307.4 TFLOPS dense.
+    CHECK(compute::find_gpu("mi300x").sms == 304);
+    CHECK(tflops("mi300x", Precision::bf16) == doctest::Approx(1307.4));
 }
 
 TEST_CASE("an unknown GPU name is rejected with a did-you-mean and the valid names") {
@@ -209,7 +318,8 @@ TEST_CASE("the GPU registry holds the catalog in order, described, and names the
     const std::string msg =
         "unknown GPU 'h10'; did you mean 'h100-sxm5-80gb'? valid: v100-sxm2-16gb, v100-sxm2-32gb, v100-sxm3-32gb, "
         "a100-sxm4-40gb, a100-sxm4-80gb, a100-pcie-40gb, a100-pcie-80gb, h100-sxm5-80gb, h100-pcie-80gb, "
-        "h200-sxm-141gb";
+        "h200-sxm-141gb, b200, gb200, b300, gb300, h200-nvl-141gb, h100-nvl-94gb, l40s, l40, l4, a40, a10, a10g, "
+        "t4, rtx3090, rtx4090, rtx-a6000, rtx6000-ada, mi300x";
     CHECK(reg.unknown_message("h10") == msg);
     CHECK_THROWS_WITH_AS(compute::find_gpu("h10"), msg.c_str(), std::invalid_argument);
 }

@@ -129,13 +129,20 @@ TEST_CASE("the topology registry holds the presets in order and gives build_topo
         CHECK(e.description == topology_presets()[i].description);
     }
     const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
-    CHECK(names == std::vector<std::string_view>{"dgx1-v100", "dgx-a100", "aws-p4d", "dgx-h100", "hgx-h200", "aws-p5",
-                                                 "aws-p5en", "pcie-a100", "pcie-h100"});
+    CHECK(names == std::vector<std::string_view>{"dgx1-v100",    "dgx-a100",    "aws-p4d",     "dgx-h100",
+                                                 "hgx-h200",     "aws-p5",      "aws-p5en",    "pcie-a100",
+                                                 "pcie-h100",    "dgx-b200",    "hgx-b300",    "gb200-nvl72",
+                                                 "gb300-nvl72",  "mi300x-8",    "aws-p6-b200", "aws-g6e",
+                                                 "aws-g6",       "aws-g5",      "aws-g4dn",    "gcp-a4",
+                                                 "gcp-g2",       "azure-nd-gb200-v6", "azure-nd-mi300x-v5",
+                                                 "pcie-l40s",    "pcie-l4",     "pcie-a10g",   "pcie-rtx4090"});
     REQUIRE(reg.find("aws-p5") != nullptr);
     CHECK((*reg.find("aws-p5"))->name == "aws-p5");
     const std::string msg =
         "unknown topology preset 'dgx-a10'; did you mean 'dgx-a100'? valid: dgx1-v100, dgx-a100, aws-p4d, dgx-h100, "
-        "hgx-h200, aws-p5, aws-p5en, pcie-a100, pcie-h100";
+        "hgx-h200, aws-p5, aws-p5en, pcie-a100, pcie-h100, dgx-b200, hgx-b300, gb200-nvl72, gb300-nvl72, mi300x-8, "
+        "aws-p6-b200, aws-g6e, aws-g6, aws-g5, aws-g4dn, gcp-a4, gcp-g2, azure-nd-gb200-v6, azure-nd-mi300x-v5, "
+        "pcie-l40s, pcie-l4, pcie-a10g, pcie-rtx4090";
     CHECK(reg.unknown_message("dgx-a10") == msg);
     CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a10", 8)), msg.c_str(), std::invalid_argument);
 }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "models/compute/gpu.hpp"
 #include "models/pricing/catalog.hpp"
 #include "models/pricing/spot_trace.hpp"
 
@@ -90,4 +93,58 @@ TEST_CASE("the spot trace registry names the shipped traces in order, and shippe
         "unknown spot trace 'bamboo-p4'; did you mean 'bamboo-p3'? valid: bamboo-p3, gcloud-a100-us-east1b";
     CHECK(reg.unknown_message("bamboo-p4") == msg);
     CHECK_THROWS_WITH_AS(price::shipped_trace("bamboo-p4"), msg.c_str(), std::invalid_argument);
+}
+
+TEST_CASE("every catalog row that names a GPU names one of the GPU catalog, and only GH200 is left unnamed") {
+    for (const auto& r : price::shipped_catalog()) {
+        CAPTURE(r.provider);
+        CAPTURE(r.instance);
+        if (r.gpu.empty()) {
+            CHECK(r.gpu_label == "GH200");
+            continue;
+        }
+        CHECK(compute::lookup_gpu(r.gpu) != nullptr);
+    }
+}
+
+TEST_CASE("the 2026 rows load with their source and date, and B200 and H100 NVL rows resolve their GPU") {
+    const auto& cat = price::shipped_catalog();
+    struct Row {
+        const char* instance;
+        const char* gpu;
+        int gpus;
+        double on_demand, reserved_1y;
+    };
+    // tsaol/aws-gpu @77fcd9f (instances.vantage.sh, 2026-01-21), us-east-1.
+    for (const Row& e : {Row{"g6e.48xlarge", "l40s", 8, 30.13118, 18.98264}, Row{"g6.48xlarge", "l4", 8, 13.3504, 8.69111},
+                         Row{"g5.48xlarge", "a10g", 8, 16.288, 10.26144}, Row{"g4dn.metal", "t4", 8, 7.824, 4.929}}) {
+        CAPTURE(e.instance);
+        const auto* od = price::find_price(cat, "aws", e.instance, "on-demand", "us-east-1");
+        const auto* ri = price::find_price(cat, "aws", e.instance, "reserved_1y_standard_no_upfront", "us-east-1");
+        REQUIRE(od != nullptr);
+        REQUIRE(ri != nullptr);
+        for (const auto* r : {od, ri}) {
+            CHECK(r->gpu == e.gpu);
+            CHECK(r->gpus_per_instance == e.gpus);
+            CHECK(r->flag.empty());
+            CHECK(r->as_of == "2026-01-21");
+            CHECK(r->source.find("tsaol/aws-gpu") != std::string::npos);
+            CHECK(price::plan_kind(r->plan) == (r == od ? price::PlanKind::on_demand : price::PlanKind::committed));
+        }
+        CHECK(od->price_per_hour == doctest::Approx(e.on_demand));
+        CHECK(ri->price_per_hour == doctest::Approx(e.reserved_1y));
+        CHECK(ri->price_per_hour < od->price_per_hour);
+    }
+    for (const auto& entry : {std::pair{"aws", "p6-b200.48xlarge"}, std::pair{"lambda", "gpu_8x_b200_sxm6"},
+                              std::pair{"coreweave", "HGX B200 (8 GPU node)"}}) {
+        const auto provider = entry.first;
+        const auto instance = entry.second;
+        CAPTURE(instance);
+        const auto* r = price::find_price(cat, provider, instance, "on-demand");
+        REQUIRE(r != nullptr);
+        CHECK(r->gpu == "b200");
+    }
+    const auto* nvl = price::find_price(cat, "azure", "Standard_NC80adis_H100_v5", "on-demand");
+    REQUIRE(nvl != nullptr);
+    CHECK(nvl->gpu == "h100-nvl-94gb");
 }

@@ -48,8 +48,11 @@ double gemm_macs(const Workload& w) {
 
 std::vector<Workload> whole_zoo() {
     std::vector<Workload> all{resnet50(), resnet50(160), bert("base", 128), bert("large", 512),
-                              bert_squad("base"), bert_squad("large", 512)};
+                              bert_squad("base"), bert_squad("large", 512),
+                              bert("large", 512, AttentionKind::flash),
+                              bert_squad("base", 384, AttentionKind::flash)};
     for (const Preset& p : gpt_presets()) all.push_back(gpt(p.shape, std::string(p.name)));
+    for (const TxlPreset& p : txl_presets()) all.push_back(transformer_xl(p.shape, std::string(p.name)));
     return all;
 }
 
@@ -142,7 +145,9 @@ TEST_CASE("GPT-3 sizes match Table 2.1 of the GPT-3 paper within 3%") {
         {"gpt3-125m", 125e6}, {"gpt3-350m", 350e6}, {"gpt3-760m", 760e6},
         {"gpt3-1.3b", 1.3e9}, {"gpt3-2.7b", 2.7e9}, {"gpt3-6.7b", 6.7e9},
         {"gpt3-13b", 13.0e9}, {"gpt3-175b", 175.0e9}};
-    for (const auto& [name, published] : table) {
+    for (const auto& entry : table) {
+        const auto name = entry.first;
+        const auto published = entry.second;
         const double params = preset(name).params();
         INFO(name << ": " << params);
         CHECK(rel_err(params, published) < 0.03);
@@ -155,7 +160,9 @@ TEST_CASE("Llama 2 sizes match the released models within 1.5%") {
     // parameters (6,738,415,616 / 13,015,864,320 / 68,976,648,192).
     const std::pair<std::string_view, double> table[] = {
         {"llama2-7b", 6.74e9}, {"llama2-13b", 13.0e9}, {"llama2-70b", 69.0e9}};
-    for (const auto& [name, published] : table) {
+    for (const auto& entry : table) {
+        const auto name = entry.first;
+        const auto published = entry.second;
         const double params = preset(name).params();
         INFO(name << ": " << params);
         CHECK(rel_err(params, published) < 0.015);
@@ -170,24 +177,42 @@ TEST_CASE("grouped-query attention narrows the K and V projections") {
     CHECK(w.kv_heads == 8);
     CHECK(qkv.n == 8192 + 2 * 8 * 128);
     CHECK(qkv.weight_elems == 8192.0 * (8192 + 2 * 8 * 128));
-    CHECK(op(layer(w, "block"), "attn_scores").batch == 64);
+    CHECK(op(layer(w, "block"), "flash_attn").batch == 64);
+    // The unfused form of the same shape keeps one scores GEMM per query head.
+    GptShape unfused = find_gpt_preset("llama2-70b")->shape;
+    unfused.attention = AttentionKind::unfused;
+    CHECK(op(layer(gpt(unfused), "block"), "attn_scores").batch == 64);
 }
 
 TEST_CASE("GPT training FLOPs per token follow 6N + 12 l h s within 1%") {
     // PaLM (Chowdhery et al. 2022, App. B): 6N + 12 L H Q T per token, with N read as
     // nanoGPT (position table excluded, tied token embedding kept: it is the output layer)
-    // and torchtitan (untied input embedding excluded) compute it.
+    // and torchtitan (untied input embedding excluded) compute it. The MFU figure keeps that
+    // convention whatever the attention kernel; the FLOPs the ops count follow it for
+    // unfused attention (the full square), while FlashAttention skips the masked half and
+    // runs 3.5x its forward in training (forward + 2.5x backward).
     for (const Preset& p : gpt_presets()) {
         const Workload w = gpt(p.shape, std::string(p.name));
         const GptShape& s = p.shape;
-        const double lookup_only = s.learned_positions ? double(s.seq_len) * s.hidden
-                                                       : double(s.vocab) * s.hidden;
+        const double lookup_only = s.positions == Positions::learned ? double(s.seq_len) * s.hidden
+                                   : s.tied_embeddings              ? 0.0
+                                                                    : double(s.vocab) * s.hidden;
         const double n = w.params() - lookup_only;
-        const double formula = 6 * n + 12.0 * s.layers * s.hidden * s.seq_len;
+        const double attention = 12.0 * s.layers * s.hidden * s.seq_len;
+        const double formula = 6 * n + attention;
         INFO(p.name << ": train/token " << w.train_flops_per_sample() / w.seq_len
                     << ", formula " << formula);
         CHECK(rel_err(w.model_flops_per_token(), formula) < 1e-3);  // norms are not in N
-        CHECK(rel_err(w.train_flops_per_sample() / w.seq_len, formula) < 0.01);
+        if (s.attention == AttentionKind::unfused) {
+            CHECK(rel_err(w.train_flops_per_sample() / w.seq_len, formula) < 0.01);
+        } else {
+            double flash = 0;  // per sample, every layer
+            for (const Layer& l : w.layers)
+                for (const Op& o : l.ops)
+                    if (o.cls == OpClass::fused_attention) flash += 3.5 * o.fwd_flops * l.repeat;
+            CHECK(flash > 0);
+            CHECK(rel_err((w.train_flops_per_sample() - flash) / w.seq_len, 6 * n) < 0.01);
+        }
     }
 }
 
@@ -240,6 +265,8 @@ TEST_CASE("every op of the zoo is well formed") {
                 if (o.cls == OpClass::matmul || o.cls == OpClass::conv ||
                     o.cls == OpClass::attention)
                     CHECK(o.fwd_flops == 2 * o.m * o.n * o.k * o.batch);
+                else if (o.cls == OpClass::fused_attention)  // at most the full square
+                    CHECK(o.fwd_flops <= (4 * o.k + 7) * o.m * o.n * o.batch);
                 else
                     CHECK(o.k == 0);
             }
@@ -266,7 +293,7 @@ TEST_CASE("the ops of every layer read exactly the layer's own parameters") {
 TEST_CASE("the preset registry finds every preset by name and nothing else") {
     CHECK(find_gpt_preset("gpt3-7b") == nullptr);
     CHECK(find_gpt_preset("") == nullptr);
-    CHECK(gpt_presets().size() == 11);
+    CHECK(gpt_presets().size() == 26);
     for (const Preset& p : gpt_presets()) {
         CHECK(find_gpt_preset(p.name) == &p);
         CHECK_FALSE(p.description.empty());
@@ -285,7 +312,8 @@ TEST_CASE("the model registry lists the builders and every preset once, each des
     }
     for (const char* n : {"resnet50", "bert-base", "bert-large", "gpt"}) CHECK(names.count(n) == 1);
     for (const Preset& p : gpt_presets()) CHECK(names.count(p.name) == 1);
-    CHECK(names.size() == 4 + gpt_presets().size());
+    for (const TxlPreset& p : txl_presets()) CHECK(names.count(p.name) == 1);
+    CHECK(names.size() == 4 + gpt_presets().size() + txl_presets().size());
 }
 
 TEST_CASE("bad shapes are rejected with the model named") {
@@ -322,8 +350,12 @@ TEST_CASE("the model registry has model_names() in order, with each preset as it
     REQUIRE(reg.find("gpt") != nullptr);
     CHECK(*reg.find("gpt") == nullptr);
     CHECK(reg.find("bert") == nullptr);
+    REQUIRE(reg.find("transformer-xl") != nullptr);
+    CHECK(*reg.find("transformer-xl") == nullptr);  // not a GPT preset: find_txl_preset
     CHECK(reg.unknown_message("llama2-7") ==
           "unknown model 'llama2-7'; did you mean 'llama2-7b'? valid: resnet50, bert-base, bert-large, gpt, "
           "gpt3-125m, gpt3-350m, gpt3-760m, gpt3-1.3b, gpt3-2.7b, gpt3-6.7b, gpt3-13b, gpt3-175b, llama2-7b, "
-          "llama2-13b, llama2-70b");
+          "llama2-13b, llama2-70b, llama3-8b, llama3.1-8b, llama3-70b, llama3.1-70b, llama3.1-405b, mistral-7b, "
+          "mpt-125m, mpt-350m, mpt-760m, mpt-1b, mpt-3b, mpt-7b, mpt-13b, mpt-30b, mpt-70b, transformer-xl-base, "
+          "transformer-xl");
 }

@@ -1,0 +1,221 @@
+#include "analysis/studies/measured_row.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/compute/gpu.hpp"
+#include "models/workloads/zoo.hpp"
+
+namespace rentsim::analysis {
+
+namespace {
+
+// SQuAD v1.1 training set: 87,599 question-answer pairs (Rajpurkar et al. 2016, Table 2;
+// train-v1.1.json, read 2026-11). DLE's SQuAD time-to-train rows state "2 epochs" of it;
+// the few questions whose context exceeds 384 tokens and is split in two windows are ignored.
+constexpr double squad_v11_train_samples = 87599;
+// Steps simulated for a throughput or iteration-time row: enough for the fast-forward to
+// reach its steady state.
+constexpr double throughput_steps = 20;
+// Share of padding tokens in BERT's Wikipedia pretraining samples at sequence length 512:
+// "in excess of 50%" (Krell et al. 2021, arXiv:2107.02027, abstract).
+constexpr double wikipedia_padding_at_512 = 0.5;
+
+bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
+
+// A count from the row; a cell that is not a whole number within int range refuses the row
+// (the loader's ranges then check what the count means).
+int int_cell(const CsvRow& row, const std::string& col) {
+    const auto v = row.number(col);
+    if (!v) return 0;
+    if (!(std::abs(*v) <= 2147483647.0) || *v != std::floor(*v))
+        throw RowSkip{"column '" + col + "' is not a whole number in range: " + row.at(col).substr(0, 32)};
+    return static_cast<int>(*v);
+}
+
+// The cluster of a published system: the presets of DGX-1, DGX A100, DGX H100 and HGX H200;
+// DGX-2 (16 V100 SXM3 on NVSwitch, 8x 100 Gb/s EDR InfiniBand: 50 Gb/s per GPU; NVIDIA DGX-2
+// datasheet, read 2026-11); other single-node systems by their GPUs' own links (NVLink on
+// SXM boards, PCIe otherwise).
+void cluster_for(const CsvRow& row, const compute::GpuSpec& gpu, int gpus, ScenarioDraft& d) {
+    const std::string name(gpu.name);
+    d.set("cluster.gpu", name).set("cluster.gpus", std::int64_t{gpus});
+    // No stated node size: the row's GPUs are one machine (Lambda's benchmarks run on one
+    // workstation or server).
+    const int per_node = row.number("gpus_per_node") ? std::max(1, int_cell(row, "gpus_per_node")) : gpus;
+    std::string topology;
+    if (name.starts_with("v100-sxm2")) topology = "dgx1-v100";
+    else if (name.starts_with("a100-sxm4")) topology = "dgx-a100";
+    else if (name == "h100-sxm5-80gb") topology = "dgx-h100";
+    else if (name == "h200-sxm-141gb") topology = "hgx-h200";
+    if (!topology.empty()) {
+        d.set("cluster.topology", topology);
+        return;
+    }
+    d.set("cluster.gpus_per_node", std::int64_t{per_node});
+    d.set("cluster.intra_node", std::string(gpu.nvlink_gbps > 0 ? "nvlink" : "pcie"));
+    if (gpus > per_node) {
+        if (name != "v100-sxm3-32gb") throw RowSkip{"multi-node system of " + name + " GPUs has no fabric in the row"};
+        d.set("cluster.inter_node.fabric", std::string("infiniband"))
+            .set("cluster.inter_node.gbps_per_gpu", std::int64_t{50})
+            .set("cluster.inter_node.latency_us", std::int64_t{5});
+    }
+}
+
+// A decoder LLM named by the row: a zoo preset of that name with the row's shape, or a GPT of
+// the row's shape with its activation.
+void llm_shape(const CsvRow& row, const std::string& model, ScenarioDraft& d) {
+    const int layers = int_cell(row, "layers"), hidden = int_cell(row, "hidden"), heads = int_cell(row, "heads"),
+              seq_len = int_cell(row, "seq_len"), vocab = int_cell(row, "vocab"), ffn = int_cell(row, "ffn_hidden"),
+              kv = int_cell(row, "kv_heads");
+    const bool preset = work::find_gpt_preset(model) != nullptr;
+    if (!preset && (!layers || !hidden || !heads || !seq_len || !vocab))
+        throw RowSkip{"incomplete model shape (layers, hidden, heads, seq_len and vocab are needed)"};
+    d.set("workload.model", preset ? model : std::string("gpt"));
+    if (layers) d.set("workload.layers", std::int64_t{layers});
+    if (hidden) d.set("workload.hidden", std::int64_t{hidden});
+    if (heads) d.set("workload.heads", std::int64_t{heads});
+    if (vocab) d.set("workload.vocab", std::int64_t{vocab});
+    if (seq_len) d.set("workload.seq_len", std::int64_t{seq_len});
+    if (ffn) d.set("workload.ffn_hidden", std::int64_t{ffn});
+    if (kv) d.set("workload.kv_heads", std::int64_t{kv});
+    if (!preset && !row.at("activation").empty()) d.set("workload.activation", row.at("activation"));
+}
+
+}  // namespace
+
+bool is_training_row(const CsvRow& row) {
+    static constexpr std::string_view metrics[] = {"throughput_samples_per_s", "throughput_tokens_per_s", "iteration_s",
+                                                   "time_to_train_s", "tflops_per_gpu", "mfu"};
+    return !row.at("model").empty() &&
+           std::find(std::begin(metrics), std::end(metrics), row.at("metric")) != std::end(metrics);
+}
+
+std::string framework_of_row(const CsvRow& row) {
+    const std::string& f = row.at("framework");
+    if (row.at("source").starts_with("mlcommons/training_results")) return "mlperf-nvidia";
+    if (contains(f, "NeMo")) return "nemo";
+    if (contains(f, "Megatron")) return contains(f, "mcore") ? "megatron-core" : "megatron-lm";
+    if (contains(f, "llm-foundry") || (contains(f, "FSDP") && !contains(f, "torchtitan"))) return "pytorch-fsdp";
+    if (contains(f, "torchtitan")) return "torchtitan";
+    if (contains(f, "DeepSpeed")) return "deepspeed";
+    if (contains(f, "JAX")) return "jax-xla";
+    if (contains(f, "TensorFlow")) return contains(f, "XLA") ? "tensorflow-xla" : "horovod-tensorflow";
+    if (contains(f, "MXNet") || contains(f, "MxNet")) return "mxnet";
+    if (contains(f, "Lambda")) return "pytorch-ddp";
+    if (contains(f, "PyTorch NGC") || contains(f, "PyTorch NVIDIA Release")) return "nvidia-dle";
+    return std::string(compute::default_framework);
+}
+
+ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
+    const std::string model = row.at("model");
+    const std::string gpu_name = row.at("gpu");
+    if (gpu_name.empty()) throw RowSkip{"GPU not named (a part outside the catalog)"};
+    const compute::GpuSpec* gpu = compute::lookup_gpu(gpu_name);
+    if (!gpu) throw RowSkip{"GPU '" + gpu_name + "' is not in the catalog"};
+    if (!compute::parse_precision(row.at("precision"))) throw RowSkip{"no training precision"};
+    const int gpus = int_cell(row, "gpus");
+    if (gpus < 1) throw RowSkip{"no GPU count"};
+
+    ScenarioDraft d;
+    d.file = row.file;
+    d.set("schema", std::int64_t{1}).set("name", row.at("id"));
+    d.set("pricing.usd_per_gpu_hour", std::int64_t{0});
+    d.set("workload.precision", row.at("precision"));
+    d.set("workload.framework", framework_of_row(row));
+    // The row states the compiler where the framework makes it optional.
+    if (contains(row.at("framework"), "torch.compile")) d.set("workload.fused_elementwise", true);
+    const int seq_len = int_cell(row, "seq_len");
+    bool squad = false;
+    const bool vision = model == "resnet50";
+    const bool bert = model == "bert-large" || model == "bert-base";
+    const bool txl = model.starts_with("transformer-xl");
+    if (vision) {
+        d.set("workload.model", model);
+    } else if (bert) {
+        if (seq_len == 0) throw RowSkip{"two-phase BERT pretraining (seq 128, then 512) is not one scenario"};
+        squad = seq_len == 384;
+        d.set("workload.model", model).set("workload.seq_len", std::int64_t{seq_len});
+        d.set("workload.task", std::string(squad ? "squad" : "pretraining"));
+        // Wikipedia pretraining samples at 512 tokens are more than half padding (Krell et al.
+        // 2021, "Efficient Sequence Packing without Cross-contamination", abstract): a fact of
+        // the dataset; only frameworks that remove padding run faster for it.
+        if (seq_len == 512) d.set("workload.padding_fraction", wikipedia_padding_at_512);
+    } else if (txl) {
+        // The row's depth names the configuration (DeepLearningExamples: base 16 layers, large 18).
+        std::string name = model;
+        const int layers = int_cell(row, "layers");
+        for (const std::string_view candidate : {"transformer-xl-base", "transformer-xl"})
+            if (const auto* t = work::find_txl_preset(candidate); t && t->shape.layers == layers) name = candidate;
+        if (!work::find_txl_preset(name)) throw RowSkip{"model '" + model + "' is not in the zoo"};
+        d.set("workload.model", name);
+        if (seq_len) d.set("workload.seq_len", std::int64_t{seq_len});
+    } else if (model == "transformer-big") {
+        throw RowSkip{"model 'transformer-big' (encoder-decoder translation) is not in the zoo"};
+    } else {
+        llm_shape(row, model, d);
+    }
+    if (row.at("attention") == "flash") d.set("workload.attention", std::string("flash"));
+
+    const int tp = std::max(1, int_cell(row, "tp")), pp = std::max(1, int_cell(row, "pp")),
+              cp = std::max(1, int_cell(row, "cp"));
+    const std::int64_t model_parallel = std::int64_t{tp} * pp * cp;
+    if (gpus % model_parallel != 0) throw RowSkip{"tp x pp x cp does not divide the GPU count"};
+    const int dp = static_cast<int>(gpus / model_parallel);
+    d.set("workload.parallelism.tp", std::int64_t{tp}).set("workload.parallelism.pp", std::int64_t{pp});
+    if (cp > 1) d.set("workload.parallelism.cp", std::int64_t{cp});
+    if (const int v = int_cell(row, "virtual_stages"); v > 1) d.set("workload.parallelism.virtual_stages", std::int64_t{v});
+    if (row.at("sequence_parallel") == "true") d.set("workload.parallelism.sequence_parallel", true);
+    if (!row.at("recompute").empty()) d.set("workload.parallelism.recompute", row.at("recompute"));
+    if (row.number("zero")) d.set("workload.parallelism.zero", std::int64_t{int_cell(row, "zero")});
+
+    const int per_gpu = int_cell(row, "batch_per_gpu");
+    const int global = int_cell(row, "global_batch");
+    const int micro = int_cell(row, "micro_batch");
+    double step_samples = 0;
+    if (!vision && !bert && !txl) {
+        if (global < 1) throw RowSkip{"no global batch"};
+        // Without a stated micro-batch: a whole replica's share without a pipeline, 1 with one.
+        const int m = micro ? micro : per_gpu ? per_gpu : pp > 1 ? 1 : std::max(1, global / dp);
+        if (global % (dp * m) != 0) throw RowSkip{"global batch is not a multiple of dp x micro-batch"};
+        d.set("workload.global_batch", std::int64_t{global}).set("workload.micro_batch", std::int64_t{m});
+        step_samples = global;
+    } else {
+        if (per_gpu < 1) throw RowSkip{"no batch per GPU"};
+        // DLE tables reach their global batch by gradient accumulation over micro-batches of batch_per_gpu.
+        if (global > per_gpu * gpus && global % gpus == 0 && (global / gpus) % per_gpu == 0) {
+            d.set("workload.batch_per_gpu", std::int64_t{global / gpus}).set("workload.micro_batch", std::int64_t{per_gpu});
+            step_samples = static_cast<double>(global / gpus) * gpus;
+        } else {
+            d.set("workload.batch_per_gpu", std::int64_t{per_gpu});
+            step_samples = static_cast<double>(per_gpu) * gpus;
+        }
+    }
+    if (row.at("metric") == "time_to_train_s") {
+        if (const auto n = row.number("samples_to_train")) d.set("workload.samples", *n);
+        else if (squad && contains(row.at("notes"), "2 epochs"))
+            d.set("workload.samples", 2 * squad_v11_train_samples);
+        else
+            throw RowSkip{"the row states no amount of training"};
+    } else {
+        d.set("workload.samples", step_samples * throughput_steps);
+    }
+    cluster_for(row, *gpu, gpus, d);
+    for (const auto& [key, value] : what_if) d.set(key, value);
+    return d;
+}
+
+double training_metric(const CsvRow& row, const Scenario& s, const Result& r) {
+    const std::string metric = row.at("metric");
+    if (metric == "throughput_samples_per_s") return r.throughput_samples_per_s;
+    if (metric == "throughput_tokens_per_s") return r.throughput_tokens_per_s;
+    if (metric == "iteration_s") return r.iteration_s;
+    if (metric == "time_to_train_s") return r.time_to_train_s;
+    // Megatron's 2021 TFLOP/s count the recomputed forward (data README, Caveats): hardware FLOPs.
+    if (metric == "tflops_per_gpu")
+        return s.workload.parallelism.recompute == compute::Recompute::full ? r.hardware_tflops_per_gpu : r.tflops_per_gpu;
+    if (metric == "mfu") return r.mfu;
+    throw RowSkip{"metric '" + metric + "' is not predicted for training rows"};
+}
+
+}  // namespace rentsim::analysis

@@ -1,0 +1,86 @@
+#include "models/compute/framework.hpp"
+
+namespace rentsim::compute {
+
+const Registry<ConvLayout>& conv_layout_registry() {
+    static const Registry<ConvLayout> r{"convolution layout",
+                                        {{"nchw", ConvLayout::nchw, "channels first (PyTorch's default memory format)"},
+                                         {"nhwc", ConvLayout::nhwc, "channels last (TensorFlow's default, cuDNN's tensor-core layout)"}}};
+    return r;
+}
+
+namespace {
+
+// Defaults shared by the sources below, read 2026-12-01:
+// - PyTorch "CUDA semantics: TensorFloat-32 (TF32) on Ampere (and later) devices":
+//   torch.backends.cuda.matmul.allow_tf32 is False since PyTorch 1.12, while
+//   torch.backends.cudnn.allow_tf32 (convolutions) stays True.
+// - TensorFlow 2.4 release notes: TF32 is enabled by default on Ampere.
+// - JAX: `jax_default_matmul_precision` "default" lets XLA use TF32 on Ampere and newer.
+// - Megatron-LM arguments.py: --use-distributed-optimizer, --overlap-grad-reduce,
+//   --overlap-param-gather and --tp-comm-overlap all default to off; bias-GeLU,
+//   bias-dropout-add and scaled-masked-softmax fusions default to on.
+// - NeMo 2.0 LLM recipes (llama3_8b.py, llama3_70b.py): distributed optimizer with
+//   overlap_grad_reduce and overlap_param_gather on; tp_comm_overlap on for TP > 1.
+// - PyTorch FSDP (FullyShardedDataParallel, BackwardPrefetch.BACKWARD_PRE default) and FSDP2
+//   (fully_shard: implicit forward and backward prefetch): all-gathers run ahead of compute on a
+//   separate stream, reduce-scatters overlap the rest of backward.
+// - DeepSpeed configuration JSON: "overlap_comm" defaults to false for ZeRO stages 1 and 2.
+// - NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch): mixed-precision configs train with
+//   --memory-format nhwc and DALI; NGC containers enable TF32.
+// - NVIDIA MLPerf Training submissions (v0.7-v3.1): NHWC convolutions with fused BN-add-ReLU,
+//   fused bias-GeLU and bias-dropout-add, fused multi-head attention (FMHA) in BERT.
+RegistryEntry<Framework> entry(std::string_view name, std::string_view description, Framework f) {
+    return {name, f, description};
+}
+
+}  // namespace
+
+const Registry<Framework>& framework_registry() {
+    using L = ConvLayout;
+    static const Registry<Framework> r{
+        "framework",
+        {entry("pytorch-ddp", "PyTorch eager with DistributedDataParallel: unfused kernels, SDPA flash attention in decoders, NCHW, TF32 for convolutions only",
+               {false, true, false, false, true, L::nchw, 0, false, true, false,
+                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step"}),
+         entry("nvidia-dle", "NVIDIA DeepLearningExamples recipes (NGC containers): NHWC, DALI, TF32 on, unfused elementwise",
+               {false, false, false, true, true, L::nhwc, 0, false, true, false,
+                "NVIDIA DeepLearningExamples READMEs and configs (memory format nhwc in mixed precision; NGC TF32 default)"}),
+         entry("pytorch-fsdp", "PyTorch FSDP (e.g. llm-foundry/Composer): flash attention, full sharding, prefetched all-gathers",
+               {false, true, false, false, true, L::nchw, 3, true, true, false,
+                "PyTorch FSDP documentation (BACKWARD_PRE prefetch); llm-foundry MPT configs (attn_impl flash)"}),
+         entry("torchtitan", "torchtitan: FSDP2, SDPA flash attention; torch.compile (fused elementwise) is opt-in",
+               {false, true, false, false, true, L::nchw, 3, true, true, false,
+                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default); PyTorch TF32 defaults"}),
+         entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
+               {true, false, false, false, true, L::nchw, 0, false, true, false,
+                "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021"}),
+         entry("megatron-core", "Megatron-Core with Transformer Engine: fused kernels and attention, overlaps off by default",
+               {true, true, true, false, true, L::nchw, 0, false, false, false,
+                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off)"}),
+         entry("nemo", "NVIDIA NeMo 2.0 recipes on Megatron-Core: distributed optimizer, every overlap on",
+               {true, true, true, false, true, L::nchw, 1, true, true, true,
+                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap)"}),
+         entry("deepspeed", "DeepSpeed ZeRO: unfused model code, overlap_comm off by default",
+               {false, true, false, false, true, L::nchw, 1, true, false, false,
+                "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets)"}),
+         entry("horovod-tensorflow", "TensorFlow with Horovod: NHWC, TF32 on, unfused without XLA",
+               {false, false, false, true, true, L::nhwc, 0, false, true, false,
+                "TensorFlow 2.4 release notes (TF32 default); Horovod tensor fusion overlaps backward"}),
+         entry("tensorflow-xla", "TensorFlow with XLA: fused elementwise, NHWC, TF32 on",
+               {true, false, false, true, true, L::nhwc, 0, false, true, false,
+                "TensorFlow XLA documentation (operation fusion); TensorFlow 2.4 release notes (TF32)"}),
+         entry("jax-xla", "JAX on XLA: fused elementwise, NHWC, TF32 on",
+               {true, false, false, true, true, L::nhwc, 0, false, true, false,
+                "JAX documentation (jax_default_matmul_precision; XLA fusion)"}),
+         entry("mxnet", "MXNet (NGC): NHWC convolutions, TF32 on, unfused elementwise",
+               {false, false, false, true, true, L::nhwc, 0, false, true, false,
+                "NVIDIA DeepLearningExamples MXNet ResNet-50 README (NHWC layout, NGC TF32 default)"}),
+         entry("mlperf-nvidia", "NVIDIA MLPerf Training submissions: NHWC, fused BN-add-ReLU, fused attention, no padding, TF32 on",
+               {true, true, true, true, true, L::nhwc, 0, false, true, false,
+                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, FMHA, BERT sequences packed or unpadded)",
+                true})}};
+    return r;
+}
+
+}  // namespace rentsim::compute

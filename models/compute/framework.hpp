@@ -1,0 +1,47 @@
+// Framework profiles: what a software stack does to a training step, as physical defaults.
+//
+// A profile says which kernels the stack fuses, which attention kernel it runs, whether
+// fp32 requests run on TF32 tensor cores, the memory layout of convolutions, the default
+// ZeRO/FSDP stage and which communication it overlaps with compute. A scenario names one
+// (`workload.framework`) and may override each default with its own key; validation maps
+// each measured row's `framework` column to one. Every default names its source.
+#pragma once
+
+#include <string_view>
+
+#include "models/registry.hpp"
+
+namespace rentsim::compute {
+
+// NCHW convolutions on tensor cores: cuDNN transposes each convolution's input and output
+// to NHWC and back (NVIDIA Deep Learning Performance Guide, "Tensor Layouts in Memory: NCHW
+// vs NHWC", read 2026-12-01). NHWC runs the tensor-core kernels directly.
+enum class ConvLayout { nchw, nhwc };
+const Registry<ConvLayout>& conv_layout_registry();
+
+struct Framework {
+    bool fused_elementwise = false;   // elementwise ops fused into neighbouring kernels
+    bool flash_attention = false;     // fused attention kernel for decoder LLMs (sm80 and newer, 16-bit)
+    bool flash_encoders = false;      // the same for encoders (BERT): only stacks that ship one
+    bool tf32_matmul = false;         // fp32 matmuls run on TF32 tensor cores where the GPU has them
+    bool tf32_conv = false;           // fp32 convolutions run on TF32 tensor cores where the GPU has them
+    ConvLayout conv_layout = ConvLayout::nchw;
+    int zero = 0;                     // ZeRO/FSDP stage when the scenario gives none (0..3)
+    bool overlap_param_gather = false;  // ZeRO-1/2 parameter all-gathers behind the next forward (ZeRO-3 always prefetches)
+    bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
+    bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
+    std::string_view source;          // where each default comes from, and when it was read
+    // Padding tokens are removed before the encoder (sequence packing or variable-length
+    // kernels): a dataset's `padding_fraction` of each sample costs nothing.
+    bool removes_padding = false;
+
+    bool operator==(const Framework&) const = default;
+};
+
+// The profiles, by name: pytorch-ddp, nvidia-dle, pytorch-fsdp, torchtitan, megatron-lm,
+// megatron-core, nemo, deepspeed, horovod-tensorflow, tensorflow-xla, jax-xla, mxnet,
+// mlperf-nvidia. "pytorch-ddp" is the default of a scenario that names none.
+const Registry<Framework>& framework_registry();
+inline constexpr std::string_view default_framework = "pytorch-ddp";
+
+}  // namespace rentsim::compute
