@@ -85,7 +85,8 @@ TEST_CASE("flash attention is one op between QKV and the projection") {
     CHECK(f.tp == TpSplit::batch);
     CHECK(f.samples == SampleDim::batch);
     // Llama: rotary sits between QKV and the flash kernel.
-    const Layer& llama = layer(preset("llama3-8b"), "block");
+    const Workload llama_model = preset("llama3-8b");
+    const Layer& llama = layer(llama_model, "block");
     for (std::size_t i = 0; i + 1 < llama.ops.size(); ++i)
         if (llama.ops[i].name == "flash_attn") CHECK(llama.ops[i - 1].name == "rotary");
 }
@@ -399,7 +400,8 @@ TEST_CASE("Transformer-XL's adaptive softmax scores the head for every token, ta
     // A vocabulary without cutoffs is one full softmax.
     TxlShape full = find_txl_preset("transformer-xl-base")->shape;
     full.cutoffs = {};
-    const Layer& one = layer(transformer_xl(full), "head");
+    const Workload one_model = transformer_xl(full);
+    const Layer& one = layer(one_model, "head");
     CHECK(op(one, "softmax_head").n == 267735);
     CHECK_FALSE(has_op(one, "softmax_tail1"));
 }
