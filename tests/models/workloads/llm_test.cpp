@@ -231,7 +231,7 @@ TEST_CASE("Llama 3 and 3.1 sizes match the released models") {
 }
 
 TEST_CASE("the presets reproduce the shapes of their measured.csv rows") {
-    // ../shared/data/measured.csv (layers, hidden, heads, seq_len, vocab, ffn_hidden,
+    // models/compute/measurements/measured.csv (layers, hidden, heads, seq_len, vocab, ffn_hidden,
     // kv_heads): TTN-036 llama3-8b, TTN-001 llama3.1-8b, TTN-038 llama3-70b, TTN-011
     // llama3.1-70b, TTN-013 llama3.1-405b, TTN-039 llama2-13b, TTN-042 llama2-70b, and the
     // seq-2048 LFO rows of the MPTs (kv_heads blank: MHA).
