@@ -110,15 +110,7 @@ compute::Calibration shipped_calibration(std::string_view gpu) {
         if (f.name == gpu) return parse_calibration(std::string(f.text), "models/compute/calibration/" + std::string(f.name) + ".json");
     // No file: the fit's priors (an uncalibrated part; `fitted_from` stays empty), so that a
     // catalog GPU always runs and its first calibration can be fitted.
-    compute::Calibration c;
-    c.gpu = std::string(gpu);
-    if (const compute::GpuSpec* spec = compute::lookup_gpu(gpu))
-        for (std::size_t i = 0; i < compute::precision_count; ++i) c.matmul_eff[i] = spec->peak_tflops[i] > 0 ? 0.8 : 0.0;
-    c.conv_eff = 0.8;
-    c.k_fill = 128;
-    c.kernel_overhead_s = 5e-6;
-    c.step_overhead_s = 1e-3;
-    return c;
+    return compute::prior_calibration(compute::find_gpu(gpu));
 }
 
 std::vector<std::string_view> shipped_calibration_gpus() {

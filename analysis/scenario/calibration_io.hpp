@@ -29,7 +29,8 @@ compute::Calibration load_calibration(const std::string& path);
 // The calibration file's text (indented by 2, newline-terminated); "fit" only when given.
 std::string calibration_to_json(const compute::Calibration& c, const std::optional<CalibrationFit>& fit = std::nullopt);
 
-// The shipped calibration of a catalog GPU; throws InputError when none ships.
+// The shipped calibration of a catalog GPU, or its priors (compute::prior_calibration) when
+// none ships yet.
 compute::Calibration shipped_calibration(std::string_view gpu);
 std::vector<std::string_view> shipped_calibration_gpus();
 

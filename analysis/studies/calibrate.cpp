@@ -24,13 +24,8 @@ using compute::Precision;
 // efficiencies through a logistic, positive quantities through exp.
 enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, p_attn, n_params };
 
-// Weak priors, the starting point and the value of any parameter no row constrains:
-// large GEMMs reach about 80% of peak, convolutions a little less than a GEMM of the same
-// shape, streaming kernels 80% of HBM bandwidth, a few microseconds per kernel launch,
-// a millisecond per step of host work. Their spread (one unit in the transformed space)
-// is wide enough that a handful of rows overrides them.
-constexpr double prior_eff = 0.8, prior_conv = 0.8, prior_mem = 0.8, prior_kfill = 128.0, prior_kernel_s = 5e-6,
-                 prior_step_s = 1e-3;
+// Weak priors (compute::prior_*, gpu_model.hpp): their spread (one unit in the transformed
+// space) is wide enough that a handful of rows overrides them.
 constexpr double prior_weight = 0.1;
 // The host's time per step outside kernels (the optimizer's launches, the batch hand-off,
 // the Python loop) is a few milliseconds in PyTorch training loops; held close to its prior
@@ -64,12 +59,12 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
 
 Eigen::VectorXd prior_vector() {
     Eigen::VectorXd x(n_params);
-    x[p_fp32] = x[p_tf32] = x[p_half] = x[p_fp8] = logit(prior_eff);
-    x[p_conv] = logit(prior_conv);
-    x[p_kfill] = std::log(prior_kfill);
-    x[p_mem] = logit(prior_mem);
-    x[p_kernel] = std::log(prior_kernel_s);
-    x[p_step] = std::log(prior_step_s);
+    x[p_fp32] = x[p_tf32] = x[p_half] = x[p_fp8] = logit(compute::prior_matmul_eff);
+    x[p_conv] = logit(compute::prior_conv_eff);
+    x[p_kfill] = std::log(compute::prior_k_fill);
+    x[p_mem] = logit(compute::prior_mem_eff);
+    x[p_kernel] = std::log(compute::prior_kernel_overhead_s);
+    x[p_step] = std::log(compute::prior_step_overhead_s);
     x[p_attn] = logit(compute::Calibration{}.attention_eff);
     return x;
 }
@@ -101,11 +96,6 @@ double seconds_per_unit(const std::string& metric, double value) {
     return metric == "iteration_s" || metric == "time_to_train_s" ? value : 1.0 / value;
 }
 
-double training_metric_value(const std::string& metric, const Scenario& s, const Result& r) {
-    CsvRow row;
-    row.cells["metric"] = metric;
-    return training_metric(row, s, r);
-}
 
 // Calibrate training rows of the family (trust high and medium: low rows are not fitted),
 // each as the scenario it describes.
@@ -153,7 +143,7 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
         // The row's scenario under the trial calibration: a copy differing only there.
         Scenario s = *row.scenario;
         s.cluster.calibration = c;
-        return seconds_per_unit(row.metric, training_metric_value(row.metric, s, run_scenario(s)));
+        return seconds_per_unit(row.metric, training_metric(row.metric, s, run_scenario(s)));
     }
     switch (row.kind) {
         case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;

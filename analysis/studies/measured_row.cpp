@@ -205,8 +205,7 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     return d;
 }
 
-double training_metric(const CsvRow& row, const Scenario& s, const Result& r) {
-    const std::string metric = row.at("metric");
+double training_metric(const std::string& metric, const Scenario& s, const Result& r) {
     if (metric == "throughput_samples_per_s") return r.throughput_samples_per_s;
     if (metric == "throughput_tokens_per_s") return r.throughput_tokens_per_s;
     if (metric == "iteration_s") return r.iteration_s;

@@ -29,8 +29,8 @@ std::string framework_of_row(const CsvRow& row);
 // for ablations.
 ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if = {});
 
-// The row's metric read from a run of that scenario; throws RowSkip for a metric the
-// result does not hold.
-double training_metric(const CsvRow& row, const Scenario& s, const Result& r);
+// A training row's metric (its `metric` column) read from a run of its scenario; throws
+// RowSkip for a metric the result does not hold.
+double training_metric(const std::string& metric, const Scenario& s, const Result& r);
 
 }  // namespace rentsim::analysis

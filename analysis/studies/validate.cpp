@@ -14,6 +14,7 @@
 #include "analysis/scenario/csv.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "analysis/scenario/json_reader.hpp"
+#include "analysis/scenario/measurements.hpp"
 #include "analysis/run/run.hpp"
 #include "analysis/studies/measured_row.hpp"
 #include "analysis/studies/shipped_network_rows.hpp"
@@ -40,7 +41,7 @@ TrainingPrediction training_prediction(const CsvRow& row, const Overrides& what_
     try {
         const Scenario s = compile_scenario(training_draft(row, what_if));
         const Result r = run_scenario(s);
-        return {training_metric(row, s, r), r.fits};
+        return {training_metric(row.at("metric"), s, r), r.fits};
     } catch (const RowSkip& k) {
         throw Skip{k.reason};
     }
@@ -157,10 +158,6 @@ bool scored(const ValidationRow& v) { return v.trust != "low"; }
 
 }  // namespace
 
-std::string gpu_family_of(const std::string& gpu) {
-    const compute::GpuSpec* g = compute::lookup_gpu(gpu);
-    return g ? std::string(g->family) : std::string("other");
-}
 
 ValidationReport validate_file(const std::string& path, const Overrides& what_if) {
     const CsvTable table = read_csv(path);
@@ -225,7 +222,7 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
                 const double e = std::abs(v.error);
                 errors["category"][v.category][v.role].push_back(e);
                 errors["category"]["all"][v.role].push_back(e);
-                if (!v.gpu.empty()) errors["family"][gpu_family_of(v.gpu)][v.role].push_back(e);
+                if (!v.gpu.empty()) errors["family"][gpu_family(v.gpu)][v.role].push_back(e);
             }
             errors["trust"][v.trust][v.role].push_back(std::abs(v.error));
         } catch (const Skip& s) {

@@ -47,8 +47,6 @@ struct ValidationReport {
     int check_misfits = 0;            // of which the memory model says would not fit
 };
 
-// The architecture family of a catalog GPU ("other" outside the catalog).
-std::string gpu_family_of(const std::string& gpu);
 
 ErrorStats error_stats(std::vector<double> abs_errors);
 

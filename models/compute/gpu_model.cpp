@@ -10,6 +10,18 @@ using units::Bytes;
 using units::Flops;
 using units::Seconds;
 
+Calibration prior_calibration(const GpuSpec& spec) {
+    Calibration c;
+    c.gpu = std::string(spec.name);
+    for (std::size_t i = 0; i < precision_count; ++i) c.matmul_eff[i] = spec.peak_tflops[i] > 0 ? prior_matmul_eff : 0.0;
+    c.conv_eff = prior_conv_eff;
+    c.k_fill = prior_k_fill;
+    c.mem_eff = prior_mem_eff;
+    c.kernel_overhead_s = prior_kernel_overhead_s;
+    c.step_overhead_s = prior_step_overhead_s;
+    return c;
+}
+
 GpuModel::GpuModel(const GpuSpec& spec, Calibration cal) : spec_(&spec), cal_(std::move(cal)) {}
 
 units::FlopsPerSecond GpuModel::matmul_rate(Precision p) const {

@@ -43,6 +43,17 @@ struct Calibration {
     std::string date;                 // when it was fitted
 };
 
+// The calibration's priors: the fit's starting point and the value of any parameter no
+// row constrains (analysis/studies/calibrate.cpp), and what a GPU without a shipped
+// calibration runs with. Large GEMMs reach about 80% of peak, convolutions a little less
+// than a GEMM of the same shape, streaming kernels 80% of HBM bandwidth, a few microseconds
+// per kernel launch, a millisecond per step of host work; FlashAttention's prior is
+// Calibration::attention_eff's.
+inline constexpr double prior_matmul_eff = 0.8, prior_conv_eff = 0.8, prior_mem_eff = 0.8, prior_k_fill = 128.0,
+                        prior_kernel_overhead_s = 5e-6, prior_step_overhead_s = 1e-3;
+// The priors for `spec`: no efficiency for a precision the part lacks; `fitted_from` empty.
+Calibration prior_calibration(const GpuSpec& spec);
+
 // Time of one op for `micro_batch` samples. tp divides the dimension named by op.tp.
 struct OpCost {
     units::Seconds time;

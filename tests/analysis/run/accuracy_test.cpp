@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/run/accuracy.hpp"
+#include "analysis/scenario/measurements.hpp"
 #include "analysis/studies/validate.hpp"
 #include "models/compute/gpu.hpp"
 
@@ -38,7 +39,7 @@ std::vector<analysis::AccuracyRow> table_from_validation() {
     for (const auto& v : report.rows) {
         if (v.role != "check" || v.trust == "low" || !v.skipped.empty() || v.gpu.empty()) continue;
         const std::string_view kind = analysis::workload_kind(v.kind);
-        if (!kind.empty()) errors[{analysis::gpu_family_of(v.gpu), std::string(kind)}].push_back(std::abs(v.error));
+        if (!kind.empty()) errors[{analysis::gpu_family(v.gpu), std::string(kind)}].push_back(std::abs(v.error));
     }
     std::vector<analysis::AccuracyRow> rows;
     for (const auto family : compute::gpu_families)

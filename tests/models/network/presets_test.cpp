@@ -3,6 +3,7 @@
 // Infinity Fabric mesh, and the instances that map to presets.
 #include "models/network/network.hpp"
 #include "models/network/topology.hpp"
+#include "helpers.hpp"
 
 #include "models/compute/gpu.hpp"
 #include "models/pricing/catalog.hpp"
@@ -23,13 +24,8 @@ using namespace rentsim::net;
 
 namespace {
 
-TopologySpec preset(std::string name, int gpus) {
-    TopologySpec s;
-    s.preset = std::move(name);
-    s.gpus = gpus;
-    return s;
-}
-double gbytes(units::BytesPerSecond b) { return b.value / 1e9; }
+using testing::gbytes;
+using testing::preset;
 
 struct Expected {
     std::string_view name;

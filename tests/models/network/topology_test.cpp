@@ -1,4 +1,5 @@
 #include "models/network/topology.hpp"
+#include "helpers.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,13 +13,8 @@ using namespace rentsim;
 using namespace rentsim::net;
 
 namespace {
-TopologySpec preset(std::string name, int gpus) {
-    TopologySpec s;
-    s.preset = std::move(name);
-    s.gpus = gpus;
-    return s;
-}
-double gbytes(units::BytesPerSecond b) { return b.value / 1e9; }
+using testing::gbytes;
+using testing::preset;
 }  // namespace
 
 TEST_CASE("every preset builds with two nodes and describes itself") {
