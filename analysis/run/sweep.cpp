@@ -398,15 +398,8 @@ std::vector<std::string> point_input_hashes(const ScenarioSet& set, std::string_
         Record point = Record::object();
         point["format"] = 1;
         point["scenario"] = scenario;
-        // The loader's order: the cartesian product of the axes, the first varying slowest.
         Record swept = Record::array();
-        std::size_t rest = i;
-        for (std::size_t a = set.axes.size(); a-- > 0;) {
-            const auto& axis = set.axes[a];
-            if (axis.labels.empty()) continue;
-            swept.insert(swept.begin(), Record::array({axis.key, axis.labels[rest % axis.labels.size()]}));
-            rest /= axis.labels.size();
-        }
+        for (const auto& kv : s.swept) swept.push_back(Record::array({kv.first, kv.second}));
         point["sweep"] = swept;
         point["point"] = s.point;
         point["seed"] = options.seed.value_or(s.seed);

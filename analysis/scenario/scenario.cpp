@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -1103,39 +1104,80 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
     const Value sweep(root["sweep"], "/sweep", src);
     if (!sweep.is_object()) sweep.fail("expected an object of \"dotted.key\": [values], got " + sweep.json().dump());
     if (sweep.json().empty()) sweep.fail("expected at least one swept key");
-    std::vector<std::pair<std::string, std::vector<Value>>> axes;
-    for (const auto& [key, values] : sweep.json().items()) {
-        const Value v(values, "/sweep/" + json_pointer_escape(key), src);
+    // Axes vary independently (cartesian product); the keys of one `zip` group vary together,
+    // value i of each key at once, so that a GPU and the instance that holds it can be swept
+    // as pairs. A group counts as one axis of the product.
+    struct Group {
+        std::vector<std::string> keys;
+        std::vector<std::vector<Value>> values;  // per key
+        std::vector<std::size_t> axis;           // index into set.axes, per key
+        std::size_t size = 0;
+    };
+    std::vector<Group> groups;
+    std::set<std::string> seen;
+    const auto add_key = [&](Group& g, const std::string& key, const Value& v) {
         if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
             v.fail("expected a dotted key such as \"cluster.gpus\", got \"" + key + "\"");
-        if (key.starts_with("sweep") || key == "schema") v.fail("'" + key + "' cannot be swept");
+        if (key.starts_with("sweep") || key == "schema" || key == "zip") v.fail("'" + key + "' cannot be swept");
         if (key.size() > 200) v.fail("expected a dotted key of at most 200 characters");
+        if (!seen.insert(key).second) v.fail("'" + key + "' is swept twice");
         auto list = v.as_array();
         if (list.empty()) v.fail("expected a non-empty array of values");
-        axes.emplace_back(key, std::move(list));
+        if (!g.keys.empty() && list.size() != g.size)
+            v.fail("expected " + std::to_string(g.size) + " values, as many as '" + g.keys.front() +
+                   "' in the same zip group, got " + std::to_string(list.size()));
+        g.size = list.size();
         SweepAxis axis{key, {}};
-        for (const auto& x : axes.back().second) axis.labels.push_back(x.json().is_string() ? x.json().get<std::string>() : x.json().dump());
+        for (const auto& x : list) axis.labels.push_back(x.json().is_string() ? x.json().get<std::string>() : x.json().dump());
+        g.axis.push_back(set.axes.size());
         set.axes.push_back(std::move(axis));
+        g.keys.push_back(key);
+        g.values.push_back(std::move(list));
+    };
+    for (const auto& [key, values] : sweep.json().items()) {
+        const Value v(values, "/sweep/" + json_pointer_escape(key), src);
+        if (key == "zip") {
+            const auto zips = v.as_array();
+            if (zips.empty()) v.fail("expected a non-empty array of {\"dotted.key\": [values], ...} groups");
+            for (const auto& z : zips) {
+                if (!z.is_object() || z.json().empty())
+                    z.fail("expected an object of \"dotted.key\": [values] whose arrays have one length, got " + z.json().dump());
+                Group g;
+                for (const auto& [zkey, zvalues] : z.json().items())
+                    add_key(g, zkey, Value(zvalues, z.pointer() + "/" + json_pointer_escape(zkey), src));
+                groups.push_back(std::move(g));
+            }
+            continue;
+        }
+        Group g;
+        add_key(g, key, v);
+        groups.push_back(std::move(g));
     }
     double points = 1;
-    for (const auto& axis : axes) points *= static_cast<double>(axis.second.size());
+    for (const auto& g : groups) points *= static_cast<double>(g.size);
     if (points > max_sweep_points)
         sweep.fail("expected at most " + std::to_string(max_sweep_points) + " points, got " + json_number(points) +
                    " (the product of the value counts)");
-    // Cartesian product, first axis slowest, in file order. Each point copies the scenario
-    // without its sweep block, so that expansion is linear in the points.
+    // Cartesian product of the groups, first group slowest, in file order. Each point copies
+    // the scenario without its sweep block, so that expansion is linear in the points.
     Json base = root;
     base.erase("sweep");
-    std::vector<std::size_t> idx(axes.size(), 0);
+    std::vector<std::size_t> idx(groups.size(), 0);
     while (true) {
         Json j = base;
         JsonSource point_src{file, {}, scenario_ranges_table};
         std::string label;
-        for (std::size_t a = 0; a < axes.size(); ++a) {
-            const auto& [key, list] = axes[a];
-            const std::string ptr = set_dotted(j, key, list[idx[a]].json());
-            point_src.remap[ptr] = list[idx[a]].pointer();
-            label += (a ? " " : "") + key + "=" + set.axes[a].labels[idx[a]];
+        std::vector<std::pair<std::string, std::string>> swept;
+        for (std::size_t a = 0; a < groups.size(); ++a) {
+            const Group& g = groups[a];
+            for (std::size_t k = 0; k < g.keys.size(); ++k) {
+                const Value& value = g.values[k][idx[a]];
+                const std::string ptr = set_dotted(j, g.keys[k], value.json());
+                point_src.remap[ptr] = value.pointer();
+                const std::string& shown = set.axes[g.axis[k]].labels[idx[a]];
+                label += (label.empty() ? "" : " ") + g.keys[k] + "=" + shown;
+                swept.emplace_back(g.keys[k], shown);
+            }
         }
         apply_overrides(j, point_src);
         Scenario s;
@@ -1147,15 +1189,16 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
             throw InputError(e.file(), e.where(), e.message() + " (at sweep point " + label + ")");
         }
         s.point = label;
+        s.swept = std::move(swept);
         set.points.push_back(std::move(s));
-        std::size_t a = axes.size();
+        std::size_t a = groups.size();
         while (a > 0) {
             --a;
-            if (++idx[a] < axes[a].second.size()) break;
+            if (++idx[a] < groups[a].size) break;
             idx[a] = 0;
             if (a == 0) return set;
         }
-        if (axes.empty()) return set;
+        if (groups.empty()) return set;
     }
 }
 

@@ -190,6 +190,7 @@ struct Scenario {
     std::string file;          // where it was read from
     std::string name;
     std::string point;         // sweep point label, e.g. "cluster.gpus=16"; empty without a sweep
+    std::vector<std::pair<std::string, std::string>> swept;  // (dotted key, value as written) of this point
     std::uint64_t seed = 1;
     WorkloadSpec workload;
     ClusterSpec cluster;
@@ -205,8 +206,8 @@ struct SweepAxis {
 };
 
 struct ScenarioSet {
-    std::vector<Scenario> points;      // one, or the cartesian product of the sweep axes
-    std::vector<SweepAxis> axes;       // empty without a sweep block
+    std::vector<Scenario> points;      // one, or the cartesian product of the sweep axes and zip groups
+    std::vector<SweepAxis> axes;       // one per swept key, zipped keys included; empty without a sweep block
 };
 
 // A scenario described in code (a measurement row, an importer) by dotted keys, as a sweep

@@ -31,6 +31,24 @@ TEST_CASE("a sweep expands to the cartesian product, first key slowest, in file 
     CHECK(set.points[0].workload.samples == doctest::Approx(1281167.0 * 90));
 }
 
+TEST_CASE("zipped keys vary together, a zip group is one axis of the product") {
+    std::string text = base;
+    text.replace(text.find(R"("sweep": {"cluster.gpus": [1, 8], "workload.precision": ["fp16", "tf32"]})"),
+                 std::string(R"("sweep": {"cluster.gpus": [1, 8], "workload.precision": ["fp16", "tf32"]})").size(),
+                 R"("sweep": {"zip": [{"cluster.gpu": ["a100-sxm4-80gb", "h100-sxm5-80gb", "l4"],)"
+                 R"( "pricing.usd_per_gpu_hour": [2.0, 4.0, 0.8]}], "cluster.gpus": [1, 8]})");
+    const auto set = analysis::parse_scenarios(text, "t.json");
+    REQUIRE(set.points.size() == 6);
+    CHECK(set.axes.size() == 3);
+    CHECK(set.points[0].point == "cluster.gpu=a100-sxm4-80gb pricing.usd_per_gpu_hour=2.0 cluster.gpus=1");
+    CHECK(set.points[3].point == "cluster.gpu=h100-sxm5-80gb pricing.usd_per_gpu_hour=4.0 cluster.gpus=8");
+    CHECK(set.points[5].point == "cluster.gpu=l4 pricing.usd_per_gpu_hour=0.8 cluster.gpus=8");
+    CHECK(set.points[5].cluster.gpus == 8);
+    CHECK(set.points[4].pricing.usd_per_gpu_hour == doctest::Approx(0.8));
+    REQUIRE(set.points[3].swept.size() == 3);
+    CHECK(set.points[3].swept[1] == std::pair<std::string, std::string>("pricing.usd_per_gpu_hour", "4.0"));
+}
+
 TEST_CASE("an error in a swept value points at the sweep entry") {
     std::string text = base;
     text.replace(text.find("[1, 8]"), 6, "[1, 0]");
