@@ -19,6 +19,7 @@ constexpr NumberRange calibration_ranges_table[] = {
     {"matmul_eff.fp16", 0, 1, ""},
     {"matmul_eff.bf16", 0, 1, ""},
     {"matmul_eff.fp8", 0, 1, ""},
+    {"matmul_eff.fp4", 0, 1, ""},
     {"conv_eff", 1e-3, 4, ""},
     {"k_fill", 0, 1e6, "elements"},
     {"mem_eff", 1e-3, 1, ""},
@@ -41,10 +42,13 @@ compute::Calibration parse_calibration(const std::string& text, const std::strin
     if (o.at("schema").as_int() != 1) o.at("schema").fail("unsupported schema; this rentsim reads schema 1");
     compute::Calibration c;
     c.gpu = o.at("gpu").as_string();
-    Object eff(o.at("matmul_eff"), {"fp32", "tf32", "fp16", "bf16", "fp8"});
+    Object eff(o.at("matmul_eff"), {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"});
     for (std::size_t i = 0; i < compute::precision_count; ++i) {
         if (auto v = eff.get(precision_key(i))) c.matmul_eff[i] = v->json().is_null() ? 0.0 : v->as_fraction();
     }
+    // Files written before fp4 existed: fp4 GEMMs take the fp8 efficiency, as the fit sets it.
+    constexpr auto fp8 = static_cast<std::size_t>(compute::Precision::fp8), fp4 = static_cast<std::size_t>(compute::Precision::fp4);
+    if (!eff.has("fp4")) c.matmul_eff[fp4] = c.matmul_eff[fp8];
     c.conv_eff = o.at("conv_eff").as_positive_number();
     c.k_fill = o.at("k_fill").as_nonnegative_number();
     c.mem_eff = o.at("mem_eff").as_fraction();

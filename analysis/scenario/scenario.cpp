@@ -309,7 +309,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     const bool is_txl = work::find_txl_preset(w.model) != nullptr;
 
     if (auto x = o.get("precision")) w.precision = x->as(compute::precision_registry());
-    else o.value().fail("missing required key 'precision' (one of fp32, tf32, fp16, bf16, fp8)");
+    else o.value().fail("missing required key 'precision' (one of fp32, tf32, fp16, bf16, fp8, fp4)");
 
     // Shape keys belong to the GPT family (a preset takes them as changes to its shape, e.g.
     // a 12-layer cut of Llama 3 70B); BERT takes seq_len (and task); ResNet-50 none.

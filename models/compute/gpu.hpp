@@ -16,15 +16,15 @@
 
 namespace rentsim::compute {
 
-enum class Precision { fp32, tf32, fp16, bf16, fp8 };
-inline constexpr std::size_t precision_count = 5;
+enum class Precision { fp32, tf32, fp16, bf16, fp8, fp4 };
+inline constexpr std::size_t precision_count = 6;
 
-// Precisions by name, in the order of Precision: fp32, tf32, fp16, bf16, fp8.
+// Precisions by name, in the order of Precision: fp32, tf32, fp16, bf16, fp8, fp4.
 const Registry<Precision>& precision_registry();
 std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
 // Bytes per element of weights and activations as frameworks store them in this precision
-// (mixed precision keeps fp16/bf16 activations; fp8 training keeps bf16 activations).
+// (mixed precision keeps fp16/bf16 activations; fp8 and fp4 training keep bf16 activations).
 double activation_bytes(Precision p);
 // Whether the precision is mixed: fp32 master weights and optimizer state beside 16-bit copies.
 bool is_mixed(Precision p);

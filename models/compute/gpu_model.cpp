@@ -34,7 +34,8 @@ units::BytesPerSecond GpuModel::memory_rate() const { return hbm_bandwidth(*spec
 Precision GpuModel::attention_precision(Precision p) const {
     const auto has = [&](Precision q) { return spec_->peak_tflops[static_cast<std::size_t>(q)] > 0.0; };
     switch (p) {
-        case Precision::fp8: return has(Precision::bf16) ? Precision::bf16 : Precision::fp16;
+        case Precision::fp8:
+        case Precision::fp4: return has(Precision::bf16) ? Precision::bf16 : Precision::fp16;
         case Precision::fp32:
         case Precision::tf32: return has(Precision::tf32) ? Precision::tf32 : Precision::fp32;
         case Precision::fp16:

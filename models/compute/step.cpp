@@ -30,7 +30,9 @@ double selective_dropped(const work::Op& op, double elem_b) {
 // 16-bit and fp8 convolutions run on tensor cores in NHWC only: cuDNN transposes NCHW
 // tensors around them. TF32 has NCHW tensor-core kernels of its own (cuDNN 8 release notes;
 // Lambda's NCHW TF32 ResNet-50 runs as fast as NVIDIA's NHWC one).
-bool transposed_for_tensor_cores(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
+bool transposed_for_tensor_cores(Precision p) {
+    return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8 || p == Precision::fp4;
+}
 
 }  // namespace
 
@@ -40,10 +42,13 @@ Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig&
         case work::OpClass::matmul:
         case work::OpClass::attention:
             if (cfg.precision == Precision::fp32 && cfg.tf32_matmul && has_tf32) return Precision::tf32;
-            if (cfg.precision == Precision::fp8 && op.cls == work::OpClass::attention) return Precision::bf16;
+            if ((cfg.precision == Precision::fp8 || cfg.precision == Precision::fp4) && op.cls == work::OpClass::attention)
+                return Precision::bf16;
             return cfg.precision;
         case work::OpClass::conv:
             if (cfg.precision == Precision::fp32 && cfg.tf32_conv && has_tf32) return Precision::tf32;
+            // NVFP4 recipes quantise linear layers only; convolutions stay in bf16.
+            if (cfg.precision == Precision::fp4) return Precision::bf16;
             return cfg.precision;
         default: return cfg.precision;
     }
@@ -86,11 +91,12 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 extra_bwd = gpu.stream_time(t * 2.0);
                 lc.kernels += 3;
             }
-            if (op.cls == work::OpClass::matmul && p == Precision::fp8) {
+            if (op.cls == work::OpClass::matmul && (p == Precision::fp8 || p == Precision::fp4)) {
                 const double input = op.m * op.k * cfg.micro_batch, weight = op.weight_elems,
                              output = op.m * op.n * cfg.micro_batch;
-                extra_fwd += gpu.stream_time(Bytes{(input + weight) / tp_div * fp8_cast_bytes_per_elem});
-                extra_bwd += gpu.stream_time(Bytes{output / tp_div * fp8_cast_bytes_per_elem});
+                const double cast_b = p == Precision::fp8 ? fp8_cast_bytes_per_elem : fp4_cast_bytes_per_elem;
+                extra_fwd += gpu.stream_time(Bytes{(input + weight) / tp_div * cast_b});
+                extra_bwd += gpu.stream_time(Bytes{output / tp_div * cast_b});
                 lc.kernels += 2;
             }
             lc.fwd += f.time + extra_fwd;

@@ -46,6 +46,13 @@ Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig&
 // per element) in forward, and its output gradient likewise in backward (Transformer Engine
 // documentation, "FP8 primer" and the cast_transpose kernels; Hopper fp8 GEMMs take TN operands).
 inline constexpr double fp8_cast_bytes_per_elem = 4.0;
+// NVFP4 training (NVIDIA, "Pretraining Large Language Models with NVFP4", arXiv:2509.25149,
+// 2025; Transformer Engine's NVFP4 recipe): the same casts, each writing 4-bit values (0.5 B)
+// and one E4M3 scale per block of 16 (1/16 B), row- and column-wise: 2 + 2 x 0.5625 B per
+// element. The recipe's random Hadamard transform of the weight-gradient inputs runs fused in
+// that cast and is not costed apart; its bf16 final layers are not modelled (every linear layer
+// runs in fp4), so fp4 predictions are an upper bound on the recipe's speed.
+inline constexpr double fp4_cast_bytes_per_elem = 3.125;
 
 struct LayerCost {
     std::string_view name;

@@ -327,7 +327,7 @@ TEST_CASE("the GPU registry holds the catalog in order, described, and names the
 TEST_CASE("the precision registry names every Precision in order and round-trips") {
     const auto& reg = compute::precision_registry();
     const std::vector<std::string_view> names(reg.names().begin(), reg.names().end());
-    CHECK(names == std::vector<std::string_view>{"fp32", "tf32", "fp16", "bf16", "fp8"});
+    CHECK(names == std::vector<std::string_view>{"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"});
     for (const auto& e : reg.entries()) {
         CAPTURE(e.name);
         CHECK_FALSE(e.description.empty());
@@ -337,5 +337,5 @@ TEST_CASE("the precision registry names every Precision in order and round-trips
     }
     CHECK(reg.get("bf16") == Precision::bf16);
     CHECK_FALSE(compute::parse_precision("fp64").has_value());
-    CHECK(reg.unknown_message("bf-16") == "unknown precision 'bf-16'; did you mean 'bf16'? valid: fp32, tf32, fp16, bf16, fp8");
+    CHECK(reg.unknown_message("bf-16") == "unknown precision 'bf-16'; did you mean 'bf16'? valid: fp32, tf32, fp16, bf16, fp8, fp4");
 }
