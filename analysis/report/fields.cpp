@@ -106,7 +106,7 @@ constexpr Field fields[] = {
     {"pp", K::integer, "", both, P::always, get<&R::pp>, "pipeline stages"},
     {"dp", K::integer, "", both, P::always, get<&R::dp>, "data-parallel degree"},
     {"cp", K::integer, "", both, P::always, get<&R::cp>, "context-parallel degree: GPUs sharing each sequence (ring attention)"},
-    {"precision", K::string, "", both, P::always, get<&R::precision>, "`fp32`, `tf32`, `fp16`, `bf16` or `fp8`"},
+    {"precision", K::string, "", both, P::always, get<&R::precision>, "`fp32`, `tf32`, `fp16`, `bf16`, `fp8` or `fp4`"},
     {"framework", K::string, "", both, P::always, get<&R::framework>, "the framework profile (`workload.framework`), which sets the default overlaps, fusions and attention kernel"},
     {"attention", K::string, "", both, P::always, attention, "the attention kernel: `flash` (one fused kernel) or `unfused`; `unfused` for models without attention"},
     {"global_batch", K::integer, "samples", both, P::always, get<&R::global_batch>, "samples per optimizer step"},
