@@ -227,6 +227,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.tf32_matmul = w.tf32_matmul;
     cfg.tf32_conv = w.tf32_conv;
     cfg.conv_layout = w.conv_layout;
+    cfg.lora_rank = w.lora_rank;
     r.step = compute::plan_step(model, gpu, cfg);
     const compute::StepCost& step = r.step;
 
@@ -305,17 +306,19 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // A GPU holds chunks p, p + pp, ... (interleaved schedule); the critical one is the slowest.
     int slow = 0;
     units::Seconds slot{}, slow_fwd{};
-    double stage_params_max = 0;
+    double stage_params_max = 0, stage_trainable_max = 0;
     for (int g = 0; g < par.pp; ++g) {
         units::Seconds f{}, t{};
-        double params = 0;
+        double params = 0, trainable = 0;
         for (int c = g; c < stages; c += par.pp)
             for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i) {
                 f += fwd[i];
                 t += fwd[i] + bwd[i];
                 params += step.layers[i].params;
+                trainable += step.layers[i].trainable_params;
             }
         stage_params_max = std::max(stage_params_max, params);
+        stage_trainable_max = std::max(stage_trainable_max, trainable);
         if (t > slot) {
             slot = t;
             slow_fwd = f;
@@ -345,6 +348,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // the previous layer's compute: only what forward cannot hide is exposed.
     const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
+    const double stage_trainable = par.pp > 1 ? stage_trainable_max : step.trainable_params;
     units::Seconds gather_exposed{};
     // Every ZeRO-3 implementation prefetches (FSDP's BACKWARD_PRE and forward prefetch,
     // DeepSpeed's stage3_prefetch_bucket_size); `overlap_param_gather` is ZeRO-1/2's switch.
@@ -368,7 +372,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // Fill and drain: (pp - 1) / v stage slots (Narayanan et al. 2021, Sec. 2.2), the same for
     // GPipe and 1F1B.
     if (par.pp > 1) plan.pipeline_bubble = ns(slot_time * (static_cast<double>(par.pp - 1) / par.virtual_stages));
-    plan.optimizer = ns(step.optimizer * (stage_params / step.params));
+    plan.optimizer = ns(step.optimizer * (step.trainable_params > 0 ? stage_trainable / step.trainable_params : 1.0));
     plan.step_overhead = ns(units::seconds(gpu.calibration().step_overhead_s));
 
     // Gradient buckets in the order backward produces them (last layer first); ZeRO-2/3
@@ -401,7 +405,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         const auto lo = bounds[static_cast<std::size_t>(c)], hi = bounds[static_cast<std::size_t>(c) + 1];
         for (auto i = hi; i-- > lo;) {
             bucket_time += bwd[i];
-            bucket_bytes += step.layers[i].params * grad_elem;
+            bucket_bytes += step.layers[i].trainable_params * grad_elem;
             bucket_params += step.layers[i].params;
             if (bucket_bytes >= cap) close_bucket();
         }
@@ -421,7 +425,8 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // updated parameters are all-gathered; with --overlap-param-gather the gather of each
     // bucket runs behind the next step's forward and only the excess is exposed.
     if ((par.zero == 1 || par.zero == 2) && replicas > 1) {
-        units::Seconds gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
+        // Only trained parameters change: LoRA's frozen weights are never gathered again.
+        units::Seconds gather = dp_collective(net::Collective::all_gather, stage_trainable * weight_b).time;
         if (par.overlap_param_gather) gather = gather > slow_fwd ? gather - slow_fwd : units::Seconds{};
         plan.bucket_bwd.push_back(0);
         plan.bucket_comm.push_back(ns(gather));
@@ -436,8 +441,9 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     if (par.pp > 1) {
         const double share = stage_params / step.params;
         mem.weights = mem.weights * share;
-        mem.gradients = mem.gradients * share;
-        mem.optimizer = mem.optimizer * share;
+        const double trained_share = step.trainable_params > 0 ? stage_trainable / step.trainable_params : share;
+        mem.gradients = mem.gradients * trained_share;
+        mem.optimizer = mem.optimizer * trained_share;
         const double pp = par.pp, m = micro_steps, v = par.virtual_stages;
         const double in_flight = par.schedule == Schedule::gpipe
                                      ? m / pp

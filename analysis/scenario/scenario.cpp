@@ -80,6 +80,8 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.vocab", 1, 16777216, "tokens"},
     {"workload.ffn_hidden", 1, 1048576, ""},
     {"workload.kv_heads", 1, 4096, "heads"},
+    // LoRA ranks in use run 4 to 256 (Hu et al. 2021; QLoRA 64); 65536 bounds any hidden size.
+    {"workload.lora.rank", 0, 65536, ""},
     {"workload.seq_len", 1, 4194304, "tokens"},
     {"workload.padding_fraction", 0, 0.95, "fraction"},
     // Batch: a global batch beyond 2^24 samples has no published training recipe.
@@ -298,7 +300,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
                  "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
-                 "parallelism", "dataset_samples", "epochs", "samples", "tokens"});
+                 "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
     w.model = o.at("model").as_name(models.what(), models.names());
@@ -357,6 +359,11 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     if (auto x = o.get("task")) {
         if (!is_bert) x->fail("'task' applies to BERT models only");
         k.task = x->as(bert_tasks());
+    }
+    if (auto x = o.get("lora")) {
+        if (!is_gpt && !is_preset) x->fail("'lora' applies to GPT-family models ('gpt' or a preset), not '" + w.model + "'");
+        Object lora(*x, {"rank"});
+        w.lora_rank = static_cast<int>(lora.at("rank").as_nonnegative_int());  // 0: every weight trains
     }
     if (auto x = o.get("activation")) {
         if (!is_gpt) x->fail("'activation' applies to model 'gpt' only (a preset has its own)");
@@ -571,6 +578,13 @@ ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>&
     } else if (inst && !inst->topology.empty() && !given.gpu && !given.intra_node && !given.inter_node) {
         t.preset = std::string(inst->topology);
         implied.push_back("topology " + t.preset);
+    }
+    if (t.preset.empty()) {
+        // A GPU without NVLink (PCIe cards: L40S, L4, RTX) sits on PCIe unless told otherwise.
+        const bool has_nvlink = c.gpu->nvlink_gbps > 0.0;
+        if (!o.has("intra_node") && !has_nvlink) t.intra_node = "pcie";
+        if (t.intra_node == "nvlink" && !has_nvlink)
+            o.at("intra_node").fail("GPU '" + std::string(c.gpu->name) + "' has no NVLink; expected \"pcie\"");
     }
     if (!t.preset.empty()) {
         try {

@@ -70,8 +70,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     };
     double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0;
     for (const auto& layer : w.layers) {
-        LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
-        double layer_saved = 0, layer_flops = 0, layer_recomputed = 0;
+        LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
+        double layer_saved = 0, layer_flops = 0, layer_recomputed = 0, layer_adapters = 0;
+        const bool adapted = cfg.lora_rank > 0 && layer.transformer_block;
         Seconds recompute_time{};
         bool split = false;
         for (const auto& op : layer.ops) {
@@ -99,6 +100,19 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 extra_bwd += gpu.stream_time(Bytes{output / tp_div * cast_b});
                 lc.kernels += 2;
             }
+            // LoRA: beside a frozen weight W (k x n) run x A (k x r) and (x A) B (r x n) in forward,
+            // and their input and weight gradients in backward (twice the forward's GEMMs).
+            if (adapted && op.cls == work::OpClass::matmul && op.weight_elems > 0) {
+                const double r = cfg.lora_rank, tokens = op.m * cfg.micro_batch;
+                const double k = op.k / (op.tp == work::TpSplit::k ? tp_div : 1.0);
+                const double n = op.n / (op.tp == work::TpSplit::n ? tp_div : 1.0);
+                const Seconds adapter = gpu.gemm_time(tokens, r, k, 1, p) + gpu.gemm_time(tokens, n, r, 1, p);
+                extra_fwd += adapter;
+                extra_bwd += adapter * 2.0;
+                lc.kernels += 6;
+                layer_adapters += r * (k + n);
+                layer_flops += 2 * op.m * r * (op.k + op.n);
+            }
             lc.fwd += f.time + extra_fwd;
             lc.bwd += extra_bwd;
             layer_flops += op.fwd_flops;
@@ -116,6 +130,8 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             if (attention_core(op)) lc.attention_fwd += f.time;
             for (const auto& b : work::backward_ops(op)) {
                 if (fused) continue;
+                // Under LoRA every original weight is frozen (the head's too): only input gradients.
+                if (cfg.lora_rank > 0 && op.cls == work::OpClass::matmul && op.weight_elems > 0 && b.name == "wgrad") continue;
                 const Seconds t = gpu.op_cost(b, cfg.micro_batch, op_precision(b, gpu.spec(), cfg), cfg.tp, cfg.sequence_parallel).time;
                 lc.bwd += t;
                 if (attention_core(op)) lc.attention_bwd += t;
@@ -146,23 +162,29 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         // Megatron's scatter/gather optimisation sends 1/tp of the boundary activation.
         lc.boundary_bytes = Bytes{w.seq_len * w.hidden * cfg.micro_batch * elem_b / tp};
         lc.params = layer.params / (split ? tp : 1.0);
+        lc.trainable_params = cfg.lora_rank > 0 ? layer_adapters : lc.params;
+        lc.params += cfg.lora_rank > 0 ? layer_adapters : 0.0;
         for (int r = 0; r < layer.repeat; ++r) out.layers.push_back(lc);
         out.fwd += lc.fwd * layer.repeat;
         out.bwd += lc.bwd * layer.repeat;
         out.params += lc.params * layer.repeat;
+        out.trainable_params += lc.trainable_params * layer.repeat;
         fwd_flops += layer_flops * layer.repeat;
         recomputed_flops += layer_recomputed * layer.repeat;
         saved_elems += layer_saved * layer.repeat;
     }
-    out.model_flops_per_sample = Flops{3.0 * fwd_flops};
-    out.hardware_flops_per_sample = Flops{3.0 * fwd_flops + recomputed_flops};
+    // Forward, input gradients and weight gradients: 3x the forward. Under LoRA the frozen
+    // weights have no weight gradient: 2x, the adapters' share being negligible at small rank.
+    const double passes = cfg.lora_rank > 0 ? 2.0 : 3.0;
+    out.model_flops_per_sample = Flops{passes * fwd_flops};
+    out.hardware_flops_per_sample = Flops{passes * fwd_flops + recomputed_flops};
 
     const bool adam = out.optimizer_kind == Optimizer::adam;
     const double shard = cfg.zero >= 1 ? static_cast<double>(cfg.dp) : 1.0;
-    out.optimizer = gpu.stream_time(Bytes{out.params / shard * (adam ? adam_bytes_per_param : sgd_bytes_per_param)});
+    out.optimizer = gpu.stream_time(Bytes{out.trainable_params / shard * (adam ? adam_bytes_per_param : sgd_bytes_per_param)});
 
     const double grad_elem = is_mixed(cfg.precision) ? 2.0 : 4.0;
-    out.gradient_bytes = Bytes{out.params * grad_elem};
+    out.gradient_bytes = Bytes{out.trainable_params * grad_elem};
 
     MemoryUse& m = out.memory;
     const double weight_b = is_mixed(cfg.precision) ? 2.0 : 4.0;
@@ -178,8 +200,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         for (const auto& layer : w.layers) largest = std::max(largest, layer.params);
         m.weights = m.weights + Bytes{2.0 * largest * weight_b};
     }
-    m.gradients = Bytes{out.params * grad_elem / grad_shard};
-    m.optimizer = Bytes{out.params * state_b / shard};
+    // Frozen weights (LoRA) keep only their 16-bit copy: no gradient, master copy or moments.
+    m.gradients = Bytes{out.trainable_params * grad_elem / grad_shard};
+    m.optimizer = Bytes{out.trainable_params * state_b / shard};
     double act = saved_elems * cfg.micro_batch * activation_bytes(cfg.precision);
     if (cfg.recompute == Recompute::full) {
         // One input per layer boundary plus one layer's activations live at a time.

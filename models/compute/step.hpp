@@ -34,6 +34,12 @@ struct StepConfig {
     bool tf32_conv = false;
     // NCHW convolutions on tensor cores pay a transpose of their input and output (framework.hpp).
     ConvLayout conv_layout = ConvLayout::nhwc;
+    // LoRA fine-tuning (Hu et al. 2021) at this rank; 0 trains every weight. Every linear
+    // weight W (k x n) of the transformer blocks is frozen beside a trainable pair A (k x r),
+    // B (r x n), the QLoRA recipe's choice of all linear layers (Dettmers et al. 2023, Sec. 4).
+    // Frozen weights need no weight gradient, no optimizer state and no fp32 master copy;
+    // backward still computes every input gradient.
+    int lora_rank = 0;
 };
 
 // Precision an op runs in: fp32 GEMMs on TF32 tensor cores when the framework allows it and
@@ -59,6 +65,7 @@ struct LayerCost {
     units::Seconds fwd;            // forward of one micro-batch
     units::Seconds bwd;            // backward of one micro-batch (recomputed forward included)
     double params = 0;             // parameters of this layer held by this GPU
+    double trainable_params = 0;   // of which trained (all of them, or LoRA's adapters)
     int kernels = 0;               // kernels launched per micro-batch (forward + backward)
     // Tensor-parallel collectives on the critical path (Megatron, Shoeybi et al. 2019): one
     // per row-parallel GEMM output in forward and one per column-parallel GEMM input
@@ -87,6 +94,7 @@ struct StepCost {
     units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)
     units::Flops hardware_flops_per_sample;  // with recomputation (the replayed forward ops)
     double params = 0;             // parameters held by this GPU (after TP)
+    double trainable_params = 0;   // of which trained: all, or LoRA's adapters
     units::Bytes gradient_bytes;   // bytes of gradients this GPU all-reduces each step
     MemoryUse memory;
     Optimizer optimizer_kind = Optimizer::adam;

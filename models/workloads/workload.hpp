@@ -67,6 +67,9 @@ struct Layer {
     std::vector<Op> ops{};
     double params = 0;
     int repeat = 1;
+    // One of the model's repeated transformer blocks: LoRA fine-tuning adapts these layers'
+    // linear weights and freezes everything else (embeddings, output head).
+    bool transformer_block = false;
 };
 
 enum class Domain { vision, language };

@@ -189,7 +189,7 @@ void append_mlp(std::vector<Op>& ops, const Block& b) {
 
 // Pre-norm (GPT): x + attn(norm(x)), then x + mlp(norm(x)).
 Layer pre_norm_block(const Block& b, int repeat) {
-    Layer layer{.name = "block", .ops = {}, .params = b.params(), .repeat = repeat};
+    Layer layer{.name = "block", .ops = {}, .params = b.params(), .repeat = repeat, .transformer_block = true};
     layer.ops.push_back(norm("attn_norm", b.norm, b.s, b.h, TpSplit::m));
     append_attention(layer.ops, b);
     layer.ops.push_back(add("attn_residual", b.s, b.h, TpSplit::m));
