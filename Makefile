@@ -8,6 +8,7 @@ PACKAGES := cmake ninja-build g++ python3 libboost-graph-dev libeigen3-dev libfm
             nlohmann-json3-dev doctest-dev libcli11-dev libbenchmark-dev clang-14 libclang-rt-14-dev
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
+BENCH_REPETITIONS ?= 3
 DEMO ?= scenarios/bert-large-a100-8-vs-16.json
 
 .PHONY: deps demo test check sanitize fuzz build release bench clean
@@ -54,9 +55,14 @@ fuzz: deps
 	cmake --build --preset fuzz -j $(JOBS)
 	ctest --preset fuzz -j $(JOBS)
 
-bench: check
+# The benchmark suite (tests/bench), apart from the tests: builds the two benchmark programs
+# of the ci build and runs every benchmark, run_bench's BENCH_REPETITIONS times (mean, median,
+# spread); after its table run_bench prints the ratios measured in the same run.
+bench: deps
+	cmake --preset ci -G Ninja
+	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench
 	./build/ci/tests/bench/engine_bench
-	./build/ci/tests/bench/run_bench
+	./build/ci/tests/bench/run_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 
 clean:
 	rm -rf build

@@ -233,9 +233,8 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
 
     const net::Algorithm algorithm = s.cluster.collective_algorithm;
     // Megatron's rank order: tensor-parallel ranks adjacent (inside a node when tp <= GPUs per
-    // node), then data-parallel, then pipeline stages.
-    std::vector<int> dp_ranks;
-    for (int i = 0; i < replicas; ++i) dp_ranks.push_back(i * par.tp);
+    // node), then data-parallel, then pipeline stages: a data-parallel group is every tp-th
+    // GPU, priced per NVLink domain rather than per rank.
     // Gradient buckets of identical blocks have identical sizes: each (op, size) is priced
     // once per step plan (thousands of buckets for a 175B model; the layout search plans
     // thousands of candidates).
@@ -244,7 +243,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         if (replicas <= 1 || bytes <= 0) return net::CollectiveEstimate{};
         const auto [it, fresh] = dp_priced.try_emplace({op, bytes});
         if (fresh)
-            it->second = par.tp > 1 ? network.collective(op, units::Bytes{bytes}, dp_ranks, algorithm)
+            it->second = par.tp > 1 ? network.collective_strided(op, units::Bytes{bytes}, replicas, par.tp, algorithm)
                                     : network.collective(op, units::Bytes{bytes}, replicas, algorithm);
         return it->second;
     };

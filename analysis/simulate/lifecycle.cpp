@@ -29,7 +29,7 @@ public:
 
     LifecycleOutcome run() {
         target_ = p_.bill.instances(p_.phases[0].gpus);
-        for (int i = 0; i < target_; ++i) open_lease();
+        open_leases(target_);
         state_ = State::starting;
         state_ev_ = eng_.schedule_in(p_.provisioning + p_.staging, [this] { start_working(); }, k_start);
         schedule_interruptions();
@@ -71,23 +71,32 @@ private:
     const ElasticPhase& phase() const { return p_.phases[phase_]; }
     int held() const { return target_ - missing_; }
 
-    // Leases: one per instance held; each is billed with its own increments and minimum.
-    void open_lease() { leases_.push_back(eng_.now()); }
-    void close_lease() {
-        const sim::Time start = leases_.back();
-        leases_.pop_back();
-        bill_lease(eng_.now() - start, 1);
+    // Leases: the instances held, grouped by the moment they were opened (all of one
+    // instance type), so that holding 262,144 GPUs costs one group, not 262,144 leases.
+    // Each instance is still billed with its own increments and minimum: a group of n
+    // bills n x billed(its duration). Groups are opened in time order, so the vector stays
+    // sorted by start and the last group is the most recently opened; a preemption closes
+    // one instance of it.
+    void open_leases(int n) {
+        if (n <= 0) return;
+        if (!leases_.empty() && leases_.back().start == eng_.now()) leases_.back().count += n;
+        else leases_.push_back({eng_.now(), n});
+    }
+    // Closes the `n` most recently opened instances (a preemption closes one, a shrinking
+    // resize several), billing each group's share as one line.
+    void close_leases(int n) {
+        while (n > 0 && !leases_.empty()) {
+            LeaseGroup& last = leases_.back();
+            const int k = std::min(n, last.count);
+            bill_lease(eng_.now() - last.start, k);
+            n -= k;
+            if ((last.count -= k) == 0) leases_.pop_back();
+        }
     }
     void close_all_leases() {
-        // Leases opened together are billed together: n x billed(d), as one line of an invoice.
-        std::sort(leases_.begin(), leases_.end());
-        std::size_t i = 0;
-        while (i < leases_.size()) {
-            std::size_t j = i;
-            while (j < leases_.size() && leases_[j] == leases_[i]) ++j;
-            bill_lease(end_ - leases_[i], static_cast<int>(j - i));
-            i = j;
-        }
+        // Leases opened together are billed together, oldest first: n x billed(d), as one
+        // line of an invoice.
+        for (const LeaseGroup& g : leases_) bill_lease(end_ - g.start, g.count);
         leases_.clear();
     }
     void bill_lease(sim::Time d, int n) {
@@ -230,7 +239,7 @@ private:
         }
         lose_unsaved(kept);
         accrue();
-        close_lease();
+        close_leases(1);
         ++missing_;
         state_ = State::waiting;
         state_since_ = eng_.now();
@@ -238,10 +247,8 @@ private:
         state_ev_ = eng_.schedule_in(wait, [this] {
             leave_current_state();
             accrue();
-            while (missing_ > 0) {
-                open_lease();
-                --missing_;
-            }
+            open_leases(missing_);
+            missing_ = 0;
             if (resize_pending_) {
                 apply_resize_and_restart();
                 return;
@@ -339,14 +346,16 @@ private:
         resize_pending_ = false;
         accrue();
         const int new_target = p_.bill.instances(p_.phases[pending_phase_].gpus);
-        while (target_ < new_target) {
-            ++target_;
-            open_lease();
+        if (target_ < new_target) {
+            open_leases(new_target - target_);
+            target_ = new_target;
         }
-        while (target_ > new_target) {
-            if (missing_ > 0) --missing_;
-            else close_lease();
-            --target_;
+        if (target_ > new_target) {
+            // Instances still missing after a preemption are dropped first.
+            const int dropped = std::min(missing_, target_ - new_target);
+            missing_ -= dropped;
+            close_leases(target_ - new_target - dropped);
+            target_ = new_target;
         }
         phase_ = pending_phase_;
         schedule_interruptions();
@@ -361,7 +370,11 @@ private:
     LifecycleOutcome out_;
     State state_ = State::starting;
     sim::EventId state_ev_, preempt_ev_, failure_ev_, trace_ev_, resize_ev_, alert_ev_, stop_ev_;
-    std::vector<sim::Time> leases_;
+    struct LeaseGroup {
+        sim::Time start = 0;  // when its instances were opened
+        int count = 0;        // instances, >= 1
+    };
+    std::vector<LeaseGroup> leases_;  // ascending start, no two alike
     std::size_t phase_ = 0, pending_phase_ = 0;
     sim::Time cycle_start_ = 0;
     std::int64_t trace_cycle_ = 0;

@@ -9,10 +9,10 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <limits>
 #include <stdexcept>
@@ -354,10 +354,8 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, int gp
           fmt::format("collective over {} gpus, but the topology has {}", gpus, t.gpus()));
     check(bytes.value >= 0.0, "collective size must not be negative");
     if (g.domain_nodes > 1) {
-        // NVLink domains over several nodes: the rank-list path groups ranks by domain.
-        std::vector<int> ranks(static_cast<std::size_t>(gpus));
-        std::iota(ranks.begin(), ranks.end(), 0);
-        return collective(op, bytes, ranks, algo);
+        // NVLink domains over several nodes: grouped by domain, as a stride of 1.
+        return collective_strided(op, bytes, gpus, 1, algo);
     }
     Group group;
     group.ranks = gpus;
@@ -392,11 +390,14 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::s
     check(!ranks.empty(), "collective needs at least one rank");
     check(bytes.value >= 0.0, "collective size must not be negative");
     std::vector<int> sorted(ranks.begin(), ranks.end());
-    std::sort(sorted.begin(), sorted.end());
+    if (!std::is_sorted(sorted.begin(), sorted.end())) std::sort(sorted.begin(), sorted.end());
     for (std::size_t i = 0; i < sorted.size(); ++i) {
-        check(sorted[i] >= 0 && sorted[i] < t.gpus(),
-              fmt::format("rank {} is not a GPU of the topology (0..{})", sorted[i], t.gpus() - 1));
-        check(i == 0 || sorted[i] != sorted[i - 1], fmt::format("rank {} listed twice", sorted[i]));
+        // The messages are formatted only on failure: this loop runs once per rank.
+        if (sorted[i] < 0 || sorted[i] >= t.gpus())
+            throw std::invalid_argument(
+                fmt::format("rank {} is not a GPU of the topology (0..{})", sorted[i], t.gpus() - 1));
+        if (i > 0 && sorted[i] == sorted[i - 1])
+            throw std::invalid_argument(fmt::format("rank {} listed twice", sorted[i]));
     }
     Group group;
     group.ranks = static_cast<int>(sorted.size());
@@ -442,6 +443,95 @@ CollectiveEstimate Network::collective(Collective op, units::Bytes bytes, std::s
                                                   [](int c) { return c > 0; }));
     if (group.leaves <= 1) group.a2a_spine_share = 0.0;
     if (op == Collective::send_recv && algo == Algorithm::direct) group.order = sorted;
+    return estimate(op, bytes.value, group, algo);
+}
+
+namespace {
+
+// One NVLink domain's share of a group: its ranks, the slowest ring level among its nodes
+// (NVLink between its nodes when it has ranks on several) and its nodes' summed egress.
+struct DomainShare {
+    IntraLevel level;
+    double egress = 0.0;
+    int count = 0;
+};
+
+}  // namespace
+
+CollectiveEstimate Network::collective_strided(Collective op, units::Bytes bytes, int count, int stride,
+                                               Algorithm algo) const {
+    Geometry& g = *geometry_;  // tables fill lazily; see Geometry
+    const Topology& t = g.topology;
+    check(count >= 1 && stride >= 1, "a strided collective needs at least one rank and a positive stride");
+    check(bytes.value >= 0.0, "collective size must not be negative");
+    const std::int64_t last = static_cast<std::int64_t>(count - 1) * stride;
+    if (last >= t.gpus())
+        throw std::invalid_argument(fmt::format("rank {} is not a GPU of the topology (0..{})", last, t.gpus() - 1));
+    const int domain = g.domain_gpus;
+    const bool stride_divides = domain % stride == 0, domain_divides = stride % domain == 0;
+    if ((!stride_divides && !domain_divides) || (op == Collective::send_recv && algo == Algorithm::direct)) {
+        // Irregular domains, or a direct send-recv that needs the ranks in order: the list.
+        std::vector<int> ranks(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) ranks[static_cast<std::size_t>(i)] = i * stride;
+        return collective(op, bytes, ranks, algo);
+    }
+    // Every full domain holds the same ranks at the same places (per_domain of them, from its
+    // first GPU on); the last may hold fewer. Each domain is summarised as the rank-list path
+    // does, node by node, so that the estimate is the same to the last bit.
+    const auto share = [&](std::int64_t first, int ranks) {
+        DomainShare d;
+        int nodes_with_ranks = 0;
+        int k = 0;
+        while (k < ranks) {
+            const std::int64_t node = (first + std::int64_t{k} * stride) / g.per_node;
+            ++nodes_with_ranks;
+            std::uint32_t mask = 0;
+            for (std::int64_t r = first + std::int64_t{k} * stride; k < ranks && r / g.per_node == node;
+                 ++k, r += stride) {
+                mask |= 1u << (r - node * g.per_node);
+                ++d.count;
+            }
+            const std::size_t slot = g.filled_slot(mask);
+            const IntraLevel& level = g.intra[slot];
+            if (level.bw < d.level.bw) d.level = level;
+            d.egress += g.egress[slot];
+        }
+        if (nodes_with_ranks >= 2 && g.nvlink_per_gpu < d.level.bw) d.level = IntraLevel{g.nvlink_per_gpu, true};
+        return d;
+    };
+    const int per_domain = stride_divides ? domain / stride : 1;
+    const int full = count / per_domain, rest = count % per_domain;
+    // Nodes from one of the group's domains to the next.
+    const std::int64_t node_step = std::int64_t{stride_divides ? 1 : stride / domain} * g.domain_nodes;
+    Group group;
+    group.ranks = count;
+    const auto add = [&](const DomainShare& d, int domains) {
+        group.nodes += domains;
+        group.per_node = std::max(group.per_node, d.count);
+        if (d.level.bw < group.intra.bw) group.intra = d.level;
+        group.egress = std::min(group.egress, d.egress);
+    };
+    if (full > 0) add(share(0, per_domain), full);
+    if (rest > 0) add(share(std::int64_t{full} * per_domain * stride, rest), 1);
+    // Domains per leaf: domain i of the group sits at node i x node_step. A step of a whole
+    // leaf or more puts each in its own leaf; a shorter one fills every leaf up to the last.
+    const std::int64_t per_leaf = t.nodes_per_leaf();
+    const std::int64_t m = group.nodes;
+    const auto spine_share = [&](std::int64_t c) { return double(c) * static_cast<double>(m - c); };
+    if (node_step >= per_leaf) {
+        group.leaves = static_cast<int>(m);
+        group.a2a_spine_share = spine_share(1);
+    } else {
+        const std::int64_t last_leaf = (m - 1) * node_step / per_leaf;
+        group.leaves = static_cast<int>(last_leaf + 1);
+        // Domains in leaf L: i from ceil(L per_leaf / step) up to ceil((L + 1) per_leaf / step).
+        const auto first_in = [&](std::int64_t leaf) {
+            return std::min(m, (leaf * per_leaf + node_step - 1) / node_step);
+        };
+        for (std::int64_t leaf = 0; leaf <= last_leaf; ++leaf)
+            group.a2a_spine_share = std::max(group.a2a_spine_share, spine_share(first_in(leaf + 1) - first_in(leaf)));
+    }
+    if (group.leaves <= 1) group.a2a_spine_share = 0.0;
     return estimate(op, bytes.value, group, algo);
 }
 

@@ -87,6 +87,12 @@ public:
     // Group = the listed GPUs (distinct global indices), in any order.
     CollectiveEstimate collective(Collective op, units::Bytes bytes, std::span<const int> ranks,
                                   Algorithm algo = Algorithm::automatic) const;
+    // Group = GPUs 0, stride, 2 x stride, ... (`count` of them): a data-parallel group in
+    // Megatron's rank order (stride = tp). The same estimate as the rank list, priced per
+    // NVLink domain, not per rank, when the stride divides the domain or the domain the
+    // stride. Throws std::invalid_argument when the last rank is not a GPU of the topology.
+    CollectiveEstimate collective_strided(Collective op, units::Bytes bytes, int count, int stride,
+                                          Algorithm algo = Algorithm::automatic) const;
 
     const Topology& topology() const;
     const NetworkParams& params() const { return params_; }

@@ -16,7 +16,7 @@
 namespace rentsim::net {
 
 // The most GPUs a topology holds; build_topology refuses more (and fewer than 1).
-inline constexpr int max_gpus = 65536;
+inline constexpr int max_gpus = 262144;
 
 enum class Fabric { nvlink, pcie, infiniband, roce, efa, tcp };
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "analysis/scenario/input_error.hpp"
@@ -257,4 +258,64 @@ TEST_CASE("a run whose interruptions outpace its checkpoints is given up at the 
     CHECK_FALSE(o.finished);
     CHECK(o.gave_up);
     CHECK(o.time > 100 * p.work);
+}
+
+TEST_CASE("grouped leases bill each instance with its own increment and minimum") {
+    // 2-GPU instances at 3.6 USD per GPU-hour (0.002 USD per instance-second), billed per
+    // 60 s with a 300 s minimum. 1,000 s of work: 100 s on 4 GPUs, 200 s at twice the speed
+    // on 8, then the remaining 500 s on 2 (checkpoints and restarts take no time).
+    auto p = plain(1000.0 / 3600.0, 3.6, 4, 2);
+    p.bill.increment = units::seconds(60);
+    p.bill.minimum = units::seconds(300);
+    const sim::Time second = 1'000'000'000;
+    p.phases = {{0, 4, 1.0}, {100 * second, 8, 2.0}, {300 * second, 2, 1.0}};
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    REQUIRE(o.finished);
+    CHECK(o.time == 800 * second);
+    CHECK(o.resizes == 2);
+    CHECK(o.max_instances == 4);
+    // Leases: two instances opened at 0 and two at 100 s. Shrinking at 300 s closes the two
+    // newest (200 s each, billed the 300 s minimum) and one of the first (300 s); the last
+    // runs to 800 s, billed 14 increments (840 s).
+    CHECK(o.billed_instance_s == 2 * 300.0 + 300.0 + 840.0);
+    CHECK(o.instance_s == doctest::Approx(2 * 100.0 + 4 * 200.0 + 1 * 500.0));
+    CHECK(o.compute_usd == doctest::Approx(1740 * 0.002));
+}
+
+TEST_CASE("262,144 GPUs priced per GPU bill 262,144 leases in one group, exactly") {
+    auto p = plain(10.0, 3.6, 262144, 1);
+    p.provisioning = 30'000'000'000;  // 30 s: under the 60 s minimum, but the run is longer
+    const auto o = analysis::simulate_lifecycle(p, 1);
+    CHECK(o.max_instances == 262144);
+    CHECK(o.billed_instance_s == 262144.0 * 36030.0);
+    CHECK(o.compute_usd == doctest::Approx(262144.0 * 36030 * 0.001));
+}
+
+TEST_CASE("a run priced per GPU and the same run on 8-GPU instances bill the same seconds and cost") {
+    // GPT-3 175B on 1,024 GPUs with GPU failures and checkpoints (neither depends on how GPUs
+    // are grouped into instances): 1,024 one-GPU leases against 128 eight-GPU ones.
+    const auto text = [](const char* instance) {
+        return std::string(R"({"schema": 1, "name": "grouping",
+          "workload": {"model": "gpt3-175b", "precision": "fp16", "global_batch": 1536, "micro_batch": 1,
+                       "parallelism": {"tp": 8, "pp": 16, "dp": 8, "schedule": "1f1b", "recompute": "full"},
+                       "tokens": 30000000000},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024, "topology": "dgx-a100"},
+          "pricing": {"usd_per_gpu_hour": 3.43, "billing_increment_s": 60, "minimum_billed_s": 600)") +
+               instance + R"(},
+          "lifecycle": {"restart": {"boot_s": 180, "nccl_init_s": 30},
+                        "checkpoint": {"optimal_interval": true, "write_gb_per_s": 20},
+                        "failures": {"gpu_mtbf_h": 50000}}})";
+    };
+    const auto per_gpu = analysis::run_scenario(analysis::parse_scenarios(text(""), "a.json").points.at(0));
+    const auto grouped =
+        analysis::run_scenario(analysis::parse_scenarios(text(R"(, "gpus_per_instance": 8)"), "b.json").points.at(0));
+    REQUIRE(per_gpu.lifecycle.failures > 0);
+    CHECK(per_gpu.lifecycle.instances == 1024);
+    CHECK(grouped.lifecycle.instances == 128);
+    CHECK(per_gpu.lifecycle.billed_gpus == grouped.lifecycle.billed_gpus);
+    CHECK(per_gpu.time_to_train_s == grouped.time_to_train_s);
+    CHECK(per_gpu.billed_s == grouped.billed_s);
+    CHECK(per_gpu.lifecycle.compute_usd == grouped.lifecycle.compute_usd);
+    CHECK(per_gpu.cost_usd == grouped.cost_usd);
+    CHECK(per_gpu.lifecycle.billed_instance_hours == doctest::Approx(8 * grouped.lifecycle.billed_instance_hours));
 }

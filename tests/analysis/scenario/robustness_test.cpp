@@ -76,7 +76,7 @@ TEST_CASE("every number has a documented range, checked with its unit") {
         std::string from, to, where, message;
     };
     const Case cases[] = {
-        {"\"gpus\": 8", "\"gpus\": 1000000000", "/cluster/gpus", "expected at most 65536 GPUs, got 1000000000"},
+        {"\"gpus\": 8", "\"gpus\": 1000000000", "/cluster/gpus", "expected at most 262144 GPUs, got 1000000000"},
         {"\"samples\": 1000000", "\"tokens\": 1e30", "/workload/tokens", "expected at most 1e+17 tokens, got 1e+30"},
         {"\"usd_per_gpu_hour\": 2.0", "\"usd_per_gpu_hour\": 2.0, \"minimum_billed_s\": 1e308", "/pricing/minimum_billed_s",
          "expected at most 31536000 s, got 1e+308"},

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -86,6 +87,53 @@ TEST_CASE("a rank list and a packed count give the same estimate for the same GP
         const auto b = net.collective(op, units::bytes(1 << 26), ranks);
         CHECK(a.time.value == doctest::Approx(b.time.value));
         CHECK(a.algorithm == b.algorithm);
+    }
+}
+
+TEST_CASE("a strided group (every tp-th GPU) gives the estimate of its rank list, to the last bit") {
+    struct Case {
+        const char* preset;
+        int gpus;
+        double oversubscription;
+        int nodes_per_leaf;
+    };
+    // One flat leaf, several leaves (3 nodes each, and an oversubscribed pair), a hybrid
+    // cube-mesh, 72-GPU NVLink domains of 4-GPU trays, and PCIe nodes.
+    const Case cases[] = {{"dgx-a100", 512, 1.0, 0}, {"dgx-h100", 384, 4.0, 3}, {"dgx-h100", 256, 2.0, 0},
+                          {"dgx1-v100", 128, 1.0, 0}, {"gb200-nvl72", 576, 1.0, 0}, {"gb200-nvl72", 576, 2.0, 5},
+                          {"aws-g6", 96, 1.0, 2}};
+    for (const Case& c : cases) {
+        const Network net = preset_network(c.preset, c.gpus, c.oversubscription, c.nodes_per_leaf);
+        // Strides that divide a node or a domain, multiples of them, and irregular ones (3, 5,
+        // 16 and 24 in a 72-GPU domain), which fall back to the list.
+        for (int stride : {1, 2, 3, 4, 5, 8, 16, 24, 72, 144}) {
+            for (int count : {1, 2, 3, 7, 9, 17, 36, 100}) {
+                if (static_cast<long>(count - 1) * stride >= c.gpus) continue;
+                std::vector<int> ranks;
+                for (int i = 0; i < count; ++i) ranks.push_back(i * stride);
+                for (Collective op : kOps) {
+                    for (double bytes : {0.0, 4096.0, 3.0e8}) {
+                        CAPTURE(c.preset);
+                        CAPTURE(c.nodes_per_leaf);
+                        CAPTURE(stride);
+                        CAPTURE(count);
+                        CAPTURE(to_string(op));
+                        CAPTURE(bytes);
+                        const auto a = net.collective_strided(op, units::bytes(bytes), count, stride);
+                        const auto b = net.collective(op, units::bytes(bytes), ranks);
+                        CHECK(a.time.value == b.time.value);
+                        CHECK(a.latency.value == b.latency.value);
+                        CHECK(a.algorithm == b.algorithm);
+                        CHECK(a.protocol == b.protocol);
+                        CHECK(a.channels == b.channels);
+                        CHECK(a.busbw_gbps == b.busbw_gbps);
+                        CHECK(a.cpu_ghz_seconds == b.cpu_ghz_seconds);
+                    }
+                }
+            }
+        }
+        CHECK_THROWS_AS(net.collective_strided(Collective::all_reduce, units::bytes(1), 2, c.gpus), std::invalid_argument);
+        CHECK_THROWS_AS(net.collective_strided(Collective::all_reduce, units::bytes(1), 0, 1), std::invalid_argument);
     }
 }
 

@@ -149,11 +149,11 @@ TEST_CASE("gpus beyond what a topology holds are refused, not overflowed") {
         CAPTURE(gpus);
         CHECK_THROWS_AS(build_topology(preset("dgx-a100", gpus)), std::invalid_argument);
     }
-    CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a100", 2147483647)), "gpus must be at most 65536, got 2147483647",
+    CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a100", 2147483647)), "gpus must be at most 262144, got 2147483647",
                          std::invalid_argument);
     CHECK_THROWS_WITH_AS(build_topology(preset("dgx-a100", 0)), "gpus must be at least 1, got 0", std::invalid_argument);
     const NodeDesign design = resolve_node_design(preset("dgx-a100", 8));
-    CHECK_THROWS_WITH_AS(build_from_design(design, 2147483647, 1.0, 0), doctest::Contains("at most 65536"),
+    CHECK_THROWS_WITH_AS(build_from_design(design, 2147483647, 1.0, 0), doctest::Contains("at most 262144"),
                          std::invalid_argument);
     const Topology t = build_topology(preset("dgx-a100", 16));
     CHECK(t.with_nodes(max_gpus / 8).gpus() == max_gpus);
@@ -165,7 +165,7 @@ TEST_CASE("gpus beyond what a topology holds are refused, not overflowed") {
 TEST_CASE("leaf counts and oversubscription: huge or non-finite values are refused") {
     TopologySpec s = preset("dgx-a100", 64);
     s.nodes_per_leaf = 2147483647;
-    CHECK_THROWS_WITH_AS(build_topology(s), "nodes_per_leaf must be at most 65536, got 2147483647", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(build_topology(s), "nodes_per_leaf must be at most 262144, got 2147483647", std::invalid_argument);
     // More nodes per leaf than nodes: one leaf, as before.
     s.nodes_per_leaf = max_gpus;
     s.oversubscription = 2.0;
