@@ -57,6 +57,7 @@ fuzz: deps
 bench: check
 	./build/ci/tests/bench/engine_bench
 	./build/ci/tests/bench/run_bench
+	./build/ci/tests/bench/flow_bench
 
 clean:
 	rm -rf build
