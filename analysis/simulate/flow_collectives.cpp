@@ -106,9 +106,13 @@ Job build_job(const net::Network& network, const FlowJob& spec, RouteCache& rout
 
     Job job;
     job.result.channels = spec.op == Collective::all_to_all ? 1 : channels;
+    // The protocol is the one the analytic model picks for this call, latency and payload alike:
+    // LL128 has the shorter steps but sends 128 bytes per 120 of data, and taking its latency
+    // with Simple's full payload would beat every real protocol.
+    const double payload_fraction = net::payload_fraction(analytic.protocol);
     auto add_flow = [&](int a, int b, int rail, double payload) {
         const auto& route = routes.get(a, b, rail);
-        job.flows.push_back(RoutedFlow{&route.first, payload / route.second});
+        job.flows.push_back(RoutedFlow{&route.first, payload / (route.second * payload_fraction)});
     };
     // Ring order of channel c: nodes in order, each node's ranks rotated by c, so that every
     // channel enters and leaves a node through different GPUs (and so different NICs).

@@ -28,10 +28,13 @@ struct FlowJobResult {
 };
 
 // Runs the jobs together. Ring algorithms for all-reduce, reduce-scatter, all-gather, broadcast
-// and send-recv, direct transfers for all-to-all, the Simple protocol throughout (this fidelity
-// is for bandwidth-bound traffic). Each phase first waits its share of the analytic model's
-// latency, then moves its bytes; link capacities are the raw rates and each flow carries its
-// bytes divided by the efficiency of its path (network, NVLink or PCIe), as in the analytic model.
+// and send-recv, direct transfers for all-to-all, with the protocol the analytic model picks for
+// the call (models/network: LL, LL128 or Simple by size and scale). Each phase first waits its
+// share of the analytic model's latency for that protocol, then moves its bytes; link capacities
+// are the raw rates and each flow carries its bytes divided by the efficiency of its path
+// (network, NVLink or PCIe) and by the protocol's payload fraction, as in the analytic model.
+// Deterministic: the same jobs give the same results. Throws std::invalid_argument for a job of
+// fewer than two ranks or a rank listed twice.
 std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network, std::span<const FlowJob> jobs);
 
 }  // namespace rentsim::analysis
