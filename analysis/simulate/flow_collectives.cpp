@@ -153,9 +153,13 @@ Job build_job(const net::Network& network, const FlowJob& spec, RouteCache& rout
             job.phases = 1;
             break;
         case Collective::all_to_all:
+            // Each GPU spreads its peers over the NICs nearest it, at both ends: rail = the sum of
+            // the two local indices, which for a fixed sender runs over its NICs as the receiver
+            // changes, and the other way round. (The receiver's index alone sent all traffic into
+            // the two GPUs of a DGX A100 PCIe switch through one of their two NICs.)
             for (int a : ranks)
                 for (int b : ranks)
-                    if (a != b) add_flow(a, b, b, bytes / n);
+                    if (a != b) add_flow(a, b, t.local_index(a) + t.local_index(b), bytes / n);
             job.phases = 1;
             break;
     }
