@@ -12,7 +12,7 @@
 //
 // Re-sharing is incremental: a change re-shares only the flows and links connected to it
 // (through flows sharing links), which is exact because max-min allocations of unconnected
-// parts are independent. Flows started inside a Batch (and by on_done callbacks of flows
+// parts are independent; flows it does not reach keep their rates and completion times. Flows started inside a Batch (and by on_done callbacks of flows
 // finishing at one instant) are re-shared once, when the batch ends. A flow of multiplicity m
 // stands for m identical flows over the same path: each gets rate(f), the links carry m times it.
 //
@@ -69,7 +69,9 @@ public:
     // Defers re-sharing: flows joining, leaving or changing capacity between begin_batch() and
     // the matching end_batch() (batches nest) are re-shared once, at the outermost end. Inside
     // a batch, rate() and link_rate() give the rates in force before it; remaining() and
-    // delivered_bytes() stay exact. The Batch guard below pairs the two calls.
+    // delivered_bytes() stay exact. Begin and end a batch at one instant (in one event). The
+    // Batch guard below pairs the two calls; end_batch() without begin_batch() throws
+    // std::logic_error.
     void begin_batch() { ++batch_depth_; }
     void end_batch();
     class Batch {
@@ -95,7 +97,8 @@ public:
     // the times its path crosses l), in bytes/s.
     double link_rate(LinkId l) const;
     // Bytes delivered by all flows since construction, as of now(): the integral of their
-    // rates times their multiplicities. Equals the bytes of finished flows up to each one's last-nanosecond rounding.
+    // rates times their multiplicities. Equals the bytes of finished flows up to each one's
+    // last-nanosecond rounding.
     double delivered_bytes() const;
 
 private:
