@@ -39,9 +39,14 @@ LinkId FlowNetwork::add_link(double bytes_per_s) {
     if (!valid_rate(bytes_per_s)) {
         throw std::invalid_argument("FlowNetwork::add_link: capacity must be finite and >= 0 bytes/s");
     }
+    if (capacity_.size() >= std::numeric_limits<LinkId>::max()) throw std::length_error("FlowNetwork: too many links");
     capacity_.push_back(bytes_per_s);
-    left_.resize(capacity_.size());
-    unfrozen_.resize(capacity_.size());
+    link_hops_.emplace_back();
+    link_seen_.push_back(0);
+    left_.push_back(0.0);
+    unfrozen_.push_back(0.0);
+    version_.push_back(0);
+    touch_round_.push_back(0);
     return static_cast<LinkId>(capacity_.size() - 1);
 }
 
@@ -57,10 +62,12 @@ void FlowNetwork::set_capacity(LinkId l, double bytes_per_s) {
     }
     advance();
     capacity_[l] = bytes_per_s;
-    reshare();
+    mark(l);
+    if (batch_depth_ == 0) reshare();
 }
 
-FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, Callback on_done, Time latency) {
+FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, Callback on_done, Time latency,
+                               std::uint32_t multiplicity) {
     if (path.empty()) throw std::invalid_argument("FlowNetwork::start_flow: empty path");
     for (const LinkId l : path) {
         if (l >= capacity_.size()) throw std::out_of_range("FlowNetwork::start_flow: path names no such link");
@@ -70,6 +77,7 @@ FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, Callb
     }
     if (latency < 0) throw std::invalid_argument("FlowNetwork::start_flow: negative latency");
     if (!on_done) throw std::invalid_argument("FlowNetwork::start_flow: empty callback");
+    if (multiplicity == 0) throw std::invalid_argument("FlowNetwork::start_flow: multiplicity must be at least 1");
 
     std::uint32_t index = 0;
     if (!free_flows_.empty()) {
@@ -87,10 +95,12 @@ FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, Callb
     }
     Flow& f = flows_[index];
     f.path.assign(path.begin(), path.end());
+    f.slot.resize(path.size());
     f.on_done = std::move(on_done);
     f.bytes = bytes;
     f.remaining = bytes;
     f.rate = 0.0;
+    f.multiplicity = static_cast<double>(multiplicity);
     f.finish = time_max;
     f.order = next_order_++;
     f.phase = Phase::latency;
@@ -121,9 +131,15 @@ bool FlowNetwork::cancel_flow(FlowId id) {
     }
     advance();
     active_.erase(std::find(active_.begin(), active_.end(), id.index));
+    detach(id.index);
     retire(id.index);
-    reshare();
+    if (batch_depth_ == 0) reshare();
     return true;
+}
+
+void FlowNetwork::end_batch() {
+    if (batch_depth_ <= 0) throw std::logic_error("FlowNetwork::end_batch without begin_batch");
+    if (--batch_depth_ == 0 && !dirty_.empty()) reshare();
 }
 
 double FlowNetwork::rate(FlowId id) const {
@@ -141,18 +157,14 @@ double FlowNetwork::remaining(FlowId id) const {
 double FlowNetwork::link_rate(LinkId l) const {
     if (l >= capacity_.size()) throw std::out_of_range("FlowNetwork::link_rate: no such link");
     double sum = 0.0;
-    for (const std::uint32_t i : active_) {
-        for (const LinkId pl : flows_[i].path) {
-            if (pl == l) sum += flows_[i].rate;
-        }
-    }
+    for (const Hop& h : link_hops_[l]) sum += flows_[h.flow].rate * flows_[h.flow].multiplicity;
     return sum;
 }
 
 double FlowNetwork::delivered_bytes() const {
     const double dt = seconds(engine_.now() - last_update_);
     double sum = delivered_;
-    for (const std::uint32_t i : active_) sum += flows_[i].rate * dt;
+    for (const std::uint32_t i : active_) sum += flows_[i].rate * dt * flows_[i].multiplicity;
     return sum;
 }
 
@@ -162,8 +174,33 @@ void FlowNetwork::join(std::uint32_t index) {
     f.phase = Phase::active;
     f.join_event = EventId{};
     active_.push_back(index);
-    reshare();
+    attach(index);
+    if (batch_depth_ == 0) reshare();
 }
+
+void FlowNetwork::attach(std::uint32_t index) {
+    Flow& f = flows_[index];
+    for (std::size_t h = 0; h < f.path.size(); ++h) {
+        std::vector<Hop>& hops = link_hops_[f.path[h]];
+        f.slot[h] = static_cast<std::uint32_t>(hops.size());
+        hops.push_back(Hop{index, static_cast<std::uint32_t>(h)});
+        mark(f.path[h]);
+    }
+}
+
+void FlowNetwork::detach(std::uint32_t index) {
+    Flow& f = flows_[index];
+    for (std::size_t h = 0; h < f.path.size(); ++h) {
+        std::vector<Hop>& hops = link_hops_[f.path[h]];
+        const std::uint32_t pos = f.slot[h];
+        hops[pos] = hops.back();
+        flows_[hops[pos].flow].slot[hops[pos].hop] = pos;
+        hops.pop_back();
+        mark(f.path[h]);
+    }
+}
+
+void FlowNetwork::mark(LinkId l) { dirty_.push_back(l); }
 
 void FlowNetwork::advance() {
     const Time now = engine_.now();
@@ -173,49 +210,41 @@ void FlowNetwork::advance() {
         Flow& f = flows_[i];
         const double d = f.rate * dt;
         f.remaining -= d;
-        delivered_ += d;
+        delivered_ += d * f.multiplicity;
     }
     last_update_ = now;
 }
 
 void FlowNetwork::reshare() {
-    // Progressive filling: raise all unfrozen flows together; the link whose fair share
-    // (capacity left / unfrozen flows on it) is smallest saturates first and freezes its
-    // flows at that share. Repeat until every flow is frozen. Ties go to the lower link
-    // id, so the arithmetic, and hence the run, is the same every time.
-    std::copy(capacity_.begin(), capacity_.end(), left_.begin());
-    std::fill(unfrozen_.begin(), unfrozen_.end(), 0U);
-    for (const std::uint32_t i : active_) {
-        flows_[i].rate = -1.0;
-        for (const LinkId l : flows_[i].path) ++unfrozen_[l];
+    // The part of the network a change reaches: the changed links, the flows over them, the
+    // links of those flows, and so on. Flows outside it keep their rates, since max-min
+    // allocations of parts that share no link are independent.
+    ++stamp_;
+    part_links_.clear();
+    part_flows_.clear();
+    for (const LinkId l : dirty_) {
+        if (link_seen_[l] == stamp_) continue;
+        link_seen_[l] = stamp_;
+        part_links_.push_back(l);
     }
-    std::size_t pending = active_.size();
-    while (pending > 0) {
-        std::size_t best = capacity_.size();
-        double best_share = std::numeric_limits<double>::infinity();
-        for (std::size_t l = 0; l < capacity_.size(); ++l) {
-            if (unfrozen_[l] == 0) continue;
-            const double share = std::max(0.0, left_[l]) / static_cast<double>(unfrozen_[l]);
-            if (share < best_share) {
-                best_share = share;
-                best = l;
-            }
-        }
-        for (const std::uint32_t i : active_) {
-            Flow& f = flows_[i];
-            if (f.rate >= 0.0 || std::find(f.path.begin(), f.path.end(), best) == f.path.end()) continue;
-            f.rate = best_share;
+    dirty_.clear();
+    for (std::size_t k = 0; k < part_links_.size(); ++k) {
+        for (const Hop& h : link_hops_[part_links_[k]]) {
+            Flow& f = flows_[h.flow];
+            if (f.seen == stamp_) continue;
+            f.seen = stamp_;
+            part_flows_.push_back(h.flow);
             for (const LinkId l : f.path) {
-                left_[l] -= best_share;
-                --unfrozen_[l];
+                if (link_seen_[l] == stamp_) continue;
+                link_seen_[l] = stamp_;
+                part_links_.push_back(l);
             }
-            --pending;
         }
     }
+    fill();
 
     const Time now = engine_.now();
-    Time next = time_max;
-    for (const std::uint32_t i : active_) {
+    for (const std::uint32_t i : part_flows_) {
         Flow& f = flows_[i];
         if (f.remaining <= 0.0) {
             f.finish = now;
@@ -224,13 +253,74 @@ void FlowNetwork::reshare() {
         } else {
             f.finish = time_max;  // stalled on a zero-capacity link
         }
-        next = std::min(next, f.finish);
     }
+    Time next = time_max;
+    for (const std::uint32_t i : active_) next = std::min(next, flows_[i].finish);
     if (next == timer_at_) return;
     if (timer_.valid()) engine_.cancel(timer_);
     timer_ = EventId{};
     timer_at_ = next;
     if (next != time_max) timer_ = engine_.schedule_at(next, [this] { on_timer(); }, event_kind_, 0);
+}
+
+void FlowNetwork::fill() {
+    // Progressive filling over the part: raise all unfrozen flows together; the link whose
+    // fair share (capacity left / unfrozen flows on it, counted with multiplicity) is smallest
+    // saturates first and freezes its flows at that share. Repeat until every flow is frozen.
+    // A heap keyed by (share, link id) finds that link; entries go stale when a link's flows
+    // change and are skipped. Ties go to the lower link id, so the arithmetic, and hence the
+    // run, is the same every time.
+    for (const LinkId l : part_links_) {
+        left_[l] = capacity_[l];
+        unfrozen_[l] = 0.0;
+    }
+    for (const std::uint32_t i : part_flows_) {
+        Flow& f = flows_[i];
+        f.rate = -1.0;
+        for (const LinkId l : f.path) unfrozen_[l] += f.multiplicity;
+    }
+    const auto later = [](const Share& a, const Share& b) {
+        return a.share > b.share || (a.share == b.share && a.link > b.link);
+    };
+    const auto share_of = [this](LinkId l) { return std::max(0.0, left_[l]) / unfrozen_[l]; };
+    heap_.clear();
+    for (const LinkId l : part_links_) {
+        ++version_[l];
+        if (unfrozen_[l] > 0.0) heap_.push_back(Share{share_of(l), l, version_[l]});
+    }
+    std::make_heap(heap_.begin(), heap_.end(), later);
+    std::size_t pending = part_flows_.size();
+    while (pending > 0 && !heap_.empty()) {
+        std::pop_heap(heap_.begin(), heap_.end(), later);
+        const Share top = heap_.back();
+        heap_.pop_back();
+        if (top.version != version_[top.link]) continue;
+        // Freeze the link's unfrozen flows; every link they cross gets a new share, pushed once.
+        ++round_;
+        touched_.clear();
+        for (const Hop& h : link_hops_[top.link]) {
+            Flow& f = flows_[h.flow];
+            if (f.rate >= 0.0) continue;
+            f.rate = top.share;
+            const double used = top.share * f.multiplicity;
+            for (const LinkId l : f.path) {
+                left_[l] -= used;
+                unfrozen_[l] -= f.multiplicity;
+                if (touch_round_[l] != round_) {
+                    touch_round_[l] = round_;
+                    touched_.push_back(l);
+                }
+            }
+            --pending;
+        }
+        for (const LinkId l : touched_) {
+            ++version_[l];
+            if (unfrozen_[l] > 0.0) {
+                heap_.push_back(Share{share_of(l), l, version_[l]});
+                std::push_heap(heap_.begin(), heap_.end(), later);
+            }
+        }
+    }
 }
 
 void FlowNetwork::retire(std::uint32_t index) {
@@ -262,11 +352,16 @@ void FlowNetwork::on_timer() {
     done_callbacks_.reserve(done_.size());
     for (const std::uint32_t i : done_) {
         done_callbacks_.push_back(std::move(flows_[i].on_done));
+        detach(i);
         retire(i);
     }
-    // The network is consistent before any callback runs, since callbacks start flows.
+    // The network is consistent before any callback runs, since callbacks start flows; the
+    // flows they start at this instant are re-shared together once they have all run.
     reshare();
-    for (Callback& cb : done_callbacks_) cb();
+    {
+        const Batch batch(*this);
+        for (Callback& cb : done_callbacks_) cb();
+    }
     done_callbacks_.clear();
 }
 

@@ -271,7 +271,7 @@ int calibrate_command(const CalibrateOptions& o) {
 }
 
 struct CollectiveOptions {
-    std::string op = "all-reduce", size = "8:1GiB", topology, scenario, algorithm = "auto", out;
+    std::string op = "all-reduce", size = "8:1GiB", topology, scenario, algorithm = "auto", model = "analytic", out;
     int gpus = 0;
     bool gpus_given = false;
 };
@@ -281,6 +281,8 @@ int collective_command(const CollectiveOptions& o) {
     if (!op) throw analysis::InputError("--op", "", net::collective_registry().unknown_message(o.op));
     const auto* algo = net::algorithm_registry().find(o.algorithm);
     if (!algo) throw analysis::InputError("--algorithm", "", net::algorithm_registry().unknown_message(o.algorithm));
+    const auto* model = analysis::collective_model_registry().find(o.model);
+    if (!model) throw analysis::InputError("--model", "", analysis::collective_model_registry().unknown_message(o.model));
     if (o.topology.empty() == o.scenario.empty())
         throw analysis::InputError("", "", "give exactly one of --topology PRESET and --scenario FILE");
     net::TopologySpec spec;
@@ -309,7 +311,7 @@ int collective_command(const CollectiveOptions& o) {
     net::Network network{net::build_topology(spec)};
     if (network.topology().gpus() < spec.gpus)
         throw analysis::InputError("--gpus", "", "the topology holds fewer GPUs than asked for");
-    const auto rows = analysis::collective_rows(network, *op, sizes, spec.gpus, *algo);
+    const auto rows = analysis::collective_rows(network, *op, sizes, spec.gpus, *algo, *model);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::collective_rows_json(rows));
     std::cout << analysis::format_nccl_tests(rows, name);
     return 0;
@@ -473,6 +475,9 @@ int main(int argc, char** argv) {
     col_cmd->add_option("--topology", col.topology, "topology preset, see `rentsim list topologies`");
     col_cmd->add_option("--scenario", col.scenario, "take the cluster of this scenario file");
     col_cmd->add_option("--algorithm", col.algorithm, algorithm_help);
+    col_cmd->add_option("--model", col.model,
+                        joined_names(analysis::collective_model_registry().names()) +
+                            " (default analytic; flow: flow-level simulation of the collective alone)");
     col_cmd->add_option("--out", col.out, "write the rows as JSON");
 
     ValidateOptions val;

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/simulate/flow_collectives.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace rentsim::analysis {
@@ -129,9 +132,35 @@ std::vector<units::Bytes> sizes_in(const SizeRange& range) {
     return out;
 }
 
+const Registry<CollectiveModel>& collective_model_registry() {
+    static const Registry<CollectiveModel> registry{
+        "collective model",
+        {{"analytic", CollectiveModel::analytic, "the analytic model: NCCL's algorithms and protocols, as its tuner picks"},
+         {"flow", CollectiveModel::flow,
+          "flow-level simulation: ring steps (all-to-all: direct transfers) as flows sharing links max-min fairly"}}};
+    return registry;
+}
+
 std::vector<CollectiveRow> collective_rows(const net::Network& network, net::Collective op, const SizeRange& sizes,
-                                           int gpus, net::Algorithm algo) {
+                                           int gpus, net::Algorithm algo, CollectiveModel model) {
     std::vector<CollectiveRow> rows;
+    if (model == CollectiveModel::flow) {
+        const net::Algorithm own = op == net::Collective::all_to_all ? net::Algorithm::direct : net::Algorithm::ring;
+        if (algo != net::Algorithm::automatic && algo != own)
+            throw std::invalid_argument(fmt::format("the flow model runs {} as {}; valid algorithms: auto, {}",
+                                                    net::to_string(op), net::to_string(own), net::to_string(own)));
+        if (gpus < 2) throw std::invalid_argument("the flow model needs a group of at least 2 GPUs");
+        std::vector<int> ranks(static_cast<std::size_t>(gpus));
+        std::iota(ranks.begin(), ranks.end(), 0);
+        for (units::Bytes b : sizes_in(sizes)) {
+            const std::vector<FlowJob> jobs{FlowJob{op, b, ranks, units::Seconds{0.0}}};
+            const double time = simulate_flow_collectives(network, jobs).front().duration.value;
+            const double algbw = time > 0.0 ? b.value / time / 1e9 : 0.0;
+            rows.push_back(CollectiveRow{std::string(net::to_string(op)), b.value, gpus, std::string(net::to_string(own)),
+                                         time, algbw, algbw * net::busbw_factor(op, gpus)});
+        }
+        return rows;
+    }
     for (units::Bytes b : sizes_in(sizes)) {
         const net::CollectiveEstimate e = network.collective(op, b, gpus, algo);
         rows.push_back(CollectiveRow{std::string(net::to_string(op)), b.value, gpus,

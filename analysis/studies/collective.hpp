@@ -5,6 +5,7 @@
 #pragma once
 
 #include "models/network/network.hpp"
+#include "models/registry.hpp"
 #include "models/units.hpp"
 
 #include <cstddef>
@@ -50,8 +51,19 @@ SizeRange parse_size_range(std::string_view text);
 // parse_size_range refuses.
 std::vector<units::Bytes> sizes_in(const SizeRange& range);
 
+// How a row is timed: the analytic model (NCCL's algorithm and protocol choice), or the
+// flow-level simulation of the collective alone on the cluster (analysis/simulate/
+// flow_collectives: ring steps, or direct transfers for all-to-all, as max-min shared flows).
+enum class CollectiveModel { analytic, flow };
+// analytic, flow.
+const Registry<CollectiveModel>& collective_model_registry();
+
+// One row per size over the first `gpus` GPUs. With the flow model the algorithm is ring (direct
+// for all-to-all): `algo` must be auto or that one, and gpus at least 2; std::invalid_argument
+// otherwise.
 std::vector<CollectiveRow> collective_rows(const net::Network& network, net::Collective op, const SizeRange& sizes,
-                                           int gpus, net::Algorithm algo = net::Algorithm::automatic);
+                                           int gpus, net::Algorithm algo = net::Algorithm::automatic,
+                                           CollectiveModel model = CollectiveModel::analytic);
 
 // The rows in the column layout of nccl-tests (size, count, type, redop, root, time in us,
 // algbw, busbw), with the algorithm appended and the average bus bandwidth at the end.

@@ -287,6 +287,8 @@ double NetworkParams::nvlink_efficiency(int generation) const {
     return generation <= 2 ? nvlink2_efficiency : generation == 3 ? nvlink3_efficiency : nvlink4_efficiency;
 }
 
+double payload_fraction(Protocol protocol) { return payload(protocol); }
+
 double busbw_factor(Collective op, int ranks) {
     if (ranks <= 1) return op == Collective::broadcast || op == Collective::send_recv ? 1.0 : 0.0;
     const double n = ranks;

@@ -69,6 +69,10 @@ struct CollectiveEstimate {
     double cpu_ghz_seconds = 0.0;          // per node, for TCP: CPU GHz x seconds spent
 };
 
+// Fraction of a protocol's wire bytes that carry data: LL 0.5 (4-byte flag per 4 bytes), LL128
+// 0.92 (120 of 128 bytes, as NCCL rates it), Simple 1. Bandwidth terms of the model scale by it.
+double payload_fraction(Protocol protocol);
+
 // nccl-tests bus-bandwidth factor: all-reduce 2(n-1)/n, reduce-scatter, all-gather and
 // all-to-all (n-1)/n, broadcast and send-recv 1.
 double busbw_factor(Collective op, int ranks);

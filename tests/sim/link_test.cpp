@@ -302,3 +302,116 @@ TEST_CASE("raising one link's capacity can slow another flow under max-min fairn
     CHECK(before[1] == 3 * s);
     CHECK(after[1] == 4 * s);
 }
+
+TEST_CASE("a flow of multiplicity m shares bandwidth like m separate flows") {
+    // The header's two links with A doubled: link 1 (4 B/s) holds A, A and C, so each gets
+    // 4/3 B/s; link 0 (10 B/s) then leaves B 10 - 2 x 4/3 = 22/3 B/s.
+    Engine e;
+    FlowNetwork net(e);
+    const LinkId l0 = net.add_link(10.0);
+    const LinkId l1 = net.add_link(4.0);
+    const std::vector<LinkId> pa{l0, l1}, pb{l0}, pc{l1};
+    const FlowId a = net.start_flow(pa, 1e6, [] {}, 0, 2);
+    const FlowId b = net.start_flow(pb, 1e6, [] {});
+    const FlowId c = net.start_flow(pc, 1e6, [] {});
+    CHECK(net.rate(a) == doctest::Approx(4.0 / 3.0));
+    CHECK(net.rate(c) == doctest::Approx(4.0 / 3.0));
+    CHECK(net.rate(b) == doctest::Approx(22.0 / 3.0));
+    CHECK(net.link_rate(l0) == doctest::Approx(10.0));
+    CHECK(net.link_rate(l1) == doctest::Approx(4.0));
+    CHECK(net.active_flows() == 3);
+    CHECK_THROWS_AS(net.start_flow(pb, 1.0, [] {}, 0, 0), std::invalid_argument);
+    e.run();
+    // A's two members, B and C: delivered bytes count every member.
+    CHECK(net.delivered_bytes() == doctest::Approx(4e6).epsilon(1e-9));
+}
+
+TEST_CASE("random flows with multiplicities finish when their copies would") {
+    RandomStream rng(31, "multiplicity");
+    for (int trial = 0; trial < 50; ++trial) {
+        const std::size_t links = static_cast<std::size_t>(rng.uniform_int(1, 4));
+        std::vector<double> caps;
+        for (std::size_t l = 0; l < links; ++l) caps.push_back(static_cast<double>(rng.uniform_int(1'000, 1'000'000)));
+        const auto specs = random_flows(rng, links, static_cast<int>(rng.uniform_int(1, 8)), false);
+        std::vector<std::uint32_t> copies;
+        for (std::size_t f = 0; f < specs.size(); ++f) copies.push_back(static_cast<std::uint32_t>(rng.uniform_int(1, 4)));
+        // Each flow once with its multiplicity, and as that many separate flows.
+        std::vector<FlowSpec> expanded;
+        for (std::size_t f = 0; f < specs.size(); ++f)
+            for (std::uint32_t k = 0; k < copies[f]; ++k) expanded.push_back(specs[f]);
+        const auto separate = finish_times(caps, expanded);
+        Engine e;
+        FlowNetwork net(e);
+        for (const double c : caps) net.add_link(c);
+        std::vector<Time> merged(specs.size(), -1);
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            e.schedule_at(specs[i].start, [&net, &specs, &merged, &copies, &e, i] {
+                net.start_flow(specs[i].path, specs[i].bytes, [&merged, &e, i] { merged[i] = e.now(); }, 0, copies[i]);
+            });
+        }
+        e.run();
+        std::size_t k = 0;
+        for (std::size_t f = 0; f < specs.size(); ++f) {
+            for (std::uint32_t c = 0; c < copies[f]; ++c, ++k) {
+                // Floating-point order differs between the two, by at most a nanosecond's rounding.
+                CHECK(std::abs(merged[f] - separate[k]) <= 1);
+            }
+        }
+    }
+}
+
+TEST_CASE("flows started in one batch are shared once, as if started one by one") {
+    Engine e;
+    FlowNetwork net(e);
+    const LinkId l0 = net.add_link(10.0);
+    const LinkId l1 = net.add_link(4.0);
+    const std::vector<LinkId> pa{l0, l1}, pb{l0}, pc{l1};
+    FlowId a, b, c;
+    {
+        const FlowNetwork::Batch batch(net);
+        a = net.start_flow(pa, 20.0, [] {});
+        b = net.start_flow(pb, 20.0, [] {});
+        c = net.start_flow(pc, 20.0, [] {});
+        // Not shared yet: rates are those before the batch.
+        CHECK(net.rate(a) == 0.0);
+        CHECK(net.active_flows() == 3);
+    }
+    CHECK(net.rate(a) == 2.0);
+    CHECK(net.rate(b) == 8.0);
+    CHECK(net.rate(c) == 2.0);
+    CHECK_THROWS_AS(net.end_batch(), std::logic_error);
+    e.run();
+}
+
+TEST_CASE("a change re-shares only the flows connected to it") {
+    // Two separate parts: link 0 with flow A, link 1 with flow B. A flow joining link 1 halves
+    // B but leaves A, and A's completion time, as they were.
+    Engine e;
+    FlowNetwork net(e);
+    const LinkId l0 = net.add_link(100.0);
+    const LinkId l1 = net.add_link(100.0);
+    const std::vector<LinkId> p0{l0}, p1{l1};
+    Time a_done = -1, b_done = -1, c_done = -1;
+    net.start_flow(p0, 300.0, [&] { a_done = e.now(); });
+    net.start_flow(p1, 100.0, [&] { b_done = e.now(); });
+    e.schedule_at(s / 2, [&] { net.start_flow(p1, 100.0, [&] { c_done = e.now(); }); });
+    e.run();
+    CHECK(a_done == 3 * s);
+    // B: 50 B alone, then 50 B at 50 B/s: 1.5 s; C: 50 B at 50 B/s, then 50 B alone: 2 s.
+    CHECK(b_done == 3 * s / 2);
+    CHECK(c_done == 2 * s);
+}
+
+TEST_CASE("flows started by completion callbacks at one instant share as a batch") {
+    // Ten flows on a 100 B/s link end together; each callback starts a 10 B flow. The ten new
+    // flows share the link equally from the start: 10 B at 10 B/s each, all done 1 s later.
+    Engine e;
+    FlowNetwork net(e);
+    const LinkId l = net.add_link(100.0);
+    const std::vector<LinkId> p{l};
+    std::vector<Time> done;
+    for (int i = 0; i < 10; ++i)
+        net.start_flow(p, 10.0, [&] { net.start_flow(p, 10.0, [&] { done.push_back(e.now()); }); });
+    e.run();
+    CHECK(done == std::vector<Time>(10, 2 * s));
+}

@@ -134,3 +134,34 @@ TEST_CASE("collective rows print like nccl-tests and round-trip through JSON") {
     CHECK(first["gpus"] == 16);
     CHECK(first["busbw_gbps"].get<double>() == doctest::Approx(rows[0].busbw_gbps));
 }
+
+TEST_CASE("flow-model rows agree with the analytic ring rows and refuse other algorithms") {
+    net::TopologySpec s;
+    s.preset = "dgx-a100";
+    s.gpus = 16;
+    const net::Network network(net::build_topology(s));
+    const SizeRange sizes = parse_size_range("64M:1G:4");
+    const auto flow = collective_rows(network, net::Collective::all_reduce, sizes, 16, net::Algorithm::automatic,
+                                      CollectiveModel::flow);
+    const auto ring = collective_rows(network, net::Collective::all_reduce, sizes, 16, net::Algorithm::ring);
+    REQUIRE(flow.size() == 3);
+    REQUIRE(ring.size() == 3);
+    for (std::size_t i = 0; i < flow.size(); ++i) {
+        CHECK(flow[i].algorithm == "ring");
+        CHECK(flow[i].bytes == ring[i].bytes);
+        CHECK(flow[i].time_s == doctest::Approx(ring[i].time_s).epsilon(1e-4));
+        CHECK(flow[i].algbw_gbps == doctest::Approx(flow[i].bytes / flow[i].time_s / 1e9));
+        CHECK(flow[i].busbw_gbps == doctest::Approx(flow[i].algbw_gbps * 2.0 * 15.0 / 16.0));
+    }
+    const auto a2a = collective_rows(network, net::Collective::all_to_all, parse_size_range("1G"), 16,
+                                     net::Algorithm::direct, CollectiveModel::flow);
+    CHECK(a2a.front().algorithm == "direct");
+    CHECK_THROWS_WITH_AS(collective_rows(network, net::Collective::all_reduce, sizes, 16, net::Algorithm::tree,
+                                         CollectiveModel::flow),
+                         doctest::Contains("valid algorithms: auto, ring"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(collective_rows(network, net::Collective::all_reduce, sizes, 1, net::Algorithm::automatic,
+                                         CollectiveModel::flow),
+                         doctest::Contains("at least 2 GPUs"), std::invalid_argument);
+    CHECK(collective_model_registry().names().size() == 2);
+    CHECK(*collective_model_registry().find("flow") == CollectiveModel::flow);
+}
