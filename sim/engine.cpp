@@ -1,9 +1,9 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace rentsim::sim {
 
@@ -33,16 +33,48 @@ private:
     bool& stop_;
 };
 
+template <class Set>
+Set reserved_set() {
+    Set s;
+    s.reserve(initial_capacity);
+    return s;
+}
+
 }  // namespace
 
-Engine::Engine(std::uint64_t seed, EventSetKind set)
-    : set_(make_event_set(set)), seed_(seed), fingerprint_(fingerprint_basis) {
-    set_->reserve(initial_capacity);
+Engine::Engine(std::uint64_t seed, EventSetKind set) : seed_(seed), fingerprint_(fingerprint_basis) {
+    switch (set) {
+    case EventSetKind::four_ary_heap: set_.emplace<FourAryHeapEventSet>(reserved_set<FourAryHeapEventSet>()); break;
+    case EventSetKind::binary_heap: set_.emplace<BinaryHeapEventSet>(reserved_set<BinaryHeapEventSet>()); break;
+    case EventSetKind::calendar: set_.emplace<CalendarEventSet>(reserved_set<CalendarEventSet>()); break;
+    default: throw std::invalid_argument("Engine: unknown EventSetKind");
+    }
     slots_.reserve(initial_capacity);
-    free_slots_.reserve(initial_capacity);
+    slot_seq_.reserve(initial_capacity);
 }
 
 Engine::~Engine() = default;
+
+EventSetKind Engine::event_set_kind() const {
+    return std::visit([](const auto& s) { return std::remove_cvref_t<decltype(s)>::kind; }, set_);
+}
+
+std::uint32_t Engine::acquire_slot() {
+    if (free_head_ != no_slot) {
+        const std::uint32_t slot = free_head_;
+        free_head_ = slots_[slot].entity;
+        return slot;
+    }
+    if (slots_.size() >= no_slot) throw std::length_error("Engine: too many pending events");
+    slots_.emplace_back();
+    slot_seq_.push_back(0);
+    return static_cast<std::uint32_t>(slots_.size() - 1);
+}
+
+void Engine::free_slot(std::uint32_t slot) {
+    slots_[slot].entity = free_head_;
+    free_head_ = slot;
+}
 
 EventId Engine::schedule_at(Time t, Callback cb, std::uint32_t kind, std::uint32_t entity) {
     if (t < now_) {
@@ -50,28 +82,16 @@ EventId Engine::schedule_at(Time t, Callback cb, std::uint32_t kind, std::uint32
                                std::to_string(now_) + " ns");
     }
     if (!cb) throw std::invalid_argument("Engine::schedule_at: empty callback");
-    std::uint32_t slot = 0;
-    if (!free_slots_.empty()) {
-        slot = free_slots_.back();
-        free_slots_.pop_back();
-    } else {
-        if (slots_.size() >= std::numeric_limits<std::uint32_t>::max()) {
-            throw std::length_error("Engine: too many pending events");
-        }
-        slot = static_cast<std::uint32_t>(slots_.size());
-        slots_.emplace_back();
-        // The free list never holds more than slots_.size() entries; sizing it with the
-        // slots keeps cancel() and execute() from ever allocating.
-        free_slots_.reserve(slots_.capacity());
-    }
+    const std::uint32_t slot = acquire_slot();
     Slot& s = slots_[slot];
     s.callback = std::move(cb);
-    s.seq = next_seq_++;
     s.kind = kind;
     s.entity = entity;
-    set_->push(EventEntry{t, s.seq, slot});
+    const std::uint64_t seq = next_seq_++;
+    slot_seq_[slot] = seq;
+    std::visit([&](auto& set) { set.push(EventEntry{t, seq, slot}); }, set_);
     ++live_;
-    return EventId{s.seq, slot};
+    return EventId{seq, slot};
 }
 
 EventId Engine::schedule_in(Time delay, Callback cb, std::uint32_t kind, std::uint32_t entity) {
@@ -81,48 +101,32 @@ EventId Engine::schedule_in(Time delay, Callback cb, std::uint32_t kind, std::ui
 }
 
 bool Engine::cancel(EventId id) {
-    if (!id.valid() || id.slot >= slots_.size() || slots_[id.slot].seq != id.seq) return false;
-    // Lazy removal: the set keeps the entry, which no longer matches its slot's sequence
-    // number and is skipped when it reaches the top.
-    release_slot(id.slot);
+    if (!id.valid() || id.slot >= slots_.size() || slot_seq_[id.slot] != id.seq) return false;
+    // Lazy removal: the entry stays in the set and the slot stays taken until the entry
+    // reaches the top (or a purge), so that an empty callback marks it as cancelled.
+    slots_[id.slot].callback.reset();
+    slot_seq_[id.slot] = 0;
+    --live_;
+    ++cancelled_;
     compact_if_mostly_dead();
     return true;
-}
-
-void Engine::release_slot(std::uint32_t slot) {
-    Slot& s = slots_[slot];
-    s.callback.reset();
-    s.seq = 0;
-    free_slots_.push_back(slot);
-    --live_;
 }
 
 void Engine::compact_if_mostly_dead() {
     // Cancel-heavy models (a flow rescheduled on every rate change) would otherwise fill
     // the set with dead entries. Purging when they outnumber the live ones bounds memory
-    // to twice the live events at an amortised O(log n) per cancel.
-    const std::size_t dead = set_->size() - live_;
-    if (dead <= 4096 || dead <= live_) return;
-    scratch_.clear();
-    while (!set_->empty()) {
-        const EventEntry e = set_->pop();
-        if (slots_[e.payload].seq == e.seq) scratch_.push_back(e);
-    }
-    for (const EventEntry& e : scratch_) set_->push(e);
-}
-
-bool Engine::next_due(Time limit, EventEntry& out) {
-    while (!set_->empty()) {
-        const EventEntry& top = set_->top();
-        if (slots_[top.payload].seq != top.seq) {  // cancelled
-            set_->pop();
-            continue;
-        }
-        if (top.time > limit) return false;
-        out = set_->pop();
-        return true;
-    }
-    return false;
+    // to twice the live events at an amortised O(1) per cancel.
+    if (cancelled_ <= 4096 || cancelled_ <= live_) return;
+    std::visit(
+        [this](auto& set) {
+            set.remove_if([this](const EventEntry& e) {
+                if (slots_[e.payload].callback) return false;
+                free_slot(e.payload);
+                return true;
+            });
+        },
+        set_);
+    cancelled_ = 0;
 }
 
 void Engine::execute(const EventEntry& e) {
@@ -131,8 +135,8 @@ void Engine::execute(const EventEntry& e) {
     // Move the callback out and free the slot first: the callback may schedule events,
     // which may reuse this slot or grow the slot vector.
     Callback cb = std::move(s.callback);
-    s.seq = 0;
-    free_slots_.push_back(e.payload);
+    slot_seq_[e.payload] = 0;
+    free_slot(e.payload);
     --live_;
 
     now_ = e.time;
@@ -143,10 +147,25 @@ void Engine::execute(const EventEntry& e) {
     cb();
 }
 
+// The loop for one concrete set: a run dispatches on the set's type once, not per event.
+template <class Set>
+void Engine::run_events(Set& set, Time limit) {
+    while (!stop_requested_ && !set.empty()) {
+        const EventEntry top = set.top();
+        if (!slots_[top.payload].callback) {  // cancelled: its slot can be reused now
+            set.pop();
+            free_slot(top.payload);
+            --cancelled_;
+            continue;
+        }
+        if (top.time > limit) return;
+        execute(set.pop());
+    }
+}
+
 void Engine::loop(Time limit, bool advance_clock) {
     RunningGuard guard(running_, stop_requested_);
-    EventEntry e;
-    while (!stop_requested_ && next_due(limit, e)) execute(e);
+    std::visit([&](auto& set) { run_events(set, limit); }, set_);
     if (advance_clock && !stop_requested_) now_ = limit;
     for (std::size_t i = 0; i < observers_.size(); ++i) observers_[i]->on_run_end(now_);
 }
@@ -178,9 +197,11 @@ RandomStream& Engine::rng(std::string_view name) {
 
 void Engine::reset() {
     if (running_) throw std::logic_error("Engine::reset: called from inside a run");
-    set_->clear();
+    std::visit([](auto& set) { set.clear(); }, set_);
     slots_.clear();
-    free_slots_.clear();
+    slot_seq_.clear();
+    free_head_ = no_slot;
+    cancelled_ = 0;
     now_ = 0;
     next_seq_ = 1;
     live_ = 0;
