@@ -10,7 +10,7 @@ namespace rentsim::sim {
 namespace {
 
 constexpr std::uint64_t fingerprint_basis = 0xcbf29ce484222325ULL;
-constexpr std::size_t initial_capacity = 1024;
+constexpr std::size_t initial_capacity = 1024;  // entries of the event set
 
 // Clears the running flag however the loop exits, including by an exception from a
 // callback, so that the engine stays usable.
@@ -49,8 +49,7 @@ Engine::Engine(std::uint64_t seed, EventSetKind set) : seed_(seed), fingerprint_
     case EventSetKind::calendar: set_.emplace<CalendarEventSet>(reserved_set<CalendarEventSet>()); break;
     default: throw std::invalid_argument("Engine: unknown EventSetKind");
     }
-    slots_.reserve(initial_capacity);
-    slot_seq_.reserve(initial_capacity);
+    blocks_.push_back(std::make_unique<SlotBlock>());
 }
 
 Engine::~Engine() = default;
@@ -61,19 +60,18 @@ EventSetKind Engine::event_set_kind() const {
 
 std::uint32_t Engine::acquire_slot() {
     if (free_head_ != no_slot) {
-        const std::uint32_t slot = free_head_;
-        free_head_ = slots_[slot].entity;
-        return slot;
+        const std::uint32_t i = free_head_;
+        free_head_ = slot(i).entity;
+        return i;
     }
-    if (slots_.size() >= no_slot) throw std::length_error("Engine: too many pending events");
-    slots_.emplace_back();
-    slot_seq_.push_back(0);
-    return static_cast<std::uint32_t>(slots_.size() - 1);
+    if (slot_count_ == no_slot) throw std::length_error("Engine: too many pending events");
+    if (slot_count_ == blocks_.size() * slots_per_block) blocks_.push_back(std::make_unique<SlotBlock>());
+    return slot_count_++;
 }
 
-void Engine::free_slot(std::uint32_t slot) {
-    slots_[slot].entity = free_head_;
-    free_head_ = slot;
+void Engine::free_slot(std::uint32_t i) {
+    slot(i).entity = free_head_;
+    free_head_ = i;
 }
 
 EventId Engine::schedule_at(Time t, Callback cb, std::uint32_t kind, std::uint32_t entity) {
@@ -82,16 +80,16 @@ EventId Engine::schedule_at(Time t, Callback cb, std::uint32_t kind, std::uint32
                                std::to_string(now_) + " ns");
     }
     if (!cb) throw std::invalid_argument("Engine::schedule_at: empty callback");
-    const std::uint32_t slot = acquire_slot();
-    Slot& s = slots_[slot];
+    const std::uint32_t i = acquire_slot();
+    Slot& s = slot(i);
     s.callback = std::move(cb);
     s.kind = kind;
     s.entity = entity;
     const std::uint64_t seq = next_seq_++;
-    slot_seq_[slot] = seq;
-    std::visit([&](auto& set) { set.push(EventEntry{t, seq, slot}); }, set_);
+    slot_seq(i) = seq;
+    std::visit([&](auto& set) { set.push(EventEntry{t, seq, i}); }, set_);
     ++live_;
-    return EventId{seq, slot};
+    return EventId{seq, i};
 }
 
 EventId Engine::schedule_in(Time delay, Callback cb, std::uint32_t kind, std::uint32_t entity) {
@@ -101,11 +99,11 @@ EventId Engine::schedule_in(Time delay, Callback cb, std::uint32_t kind, std::ui
 }
 
 bool Engine::cancel(EventId id) {
-    if (!id.valid() || id.slot >= slots_.size() || slot_seq_[id.slot] != id.seq) return false;
+    if (!id.valid() || id.slot >= slot_count_ || slot_seq(id.slot) != id.seq) return false;
     // Lazy removal: the entry stays in the set and the slot stays taken until the entry
     // reaches the top (or a purge), so that an empty callback marks it as cancelled.
-    slots_[id.slot].callback.reset();
-    slot_seq_[id.slot] = 0;
+    slot(id.slot).callback.reset();
+    slot_seq(id.slot) = 0;
     --live_;
     ++cancelled_;
     compact_if_mostly_dead();
@@ -120,7 +118,7 @@ void Engine::compact_if_mostly_dead() {
     std::visit(
         [this](auto& set) {
             set.remove_if([this](const EventEntry& e) {
-                if (slots_[e.payload].callback) return false;
+                if (slot(e.payload).callback) return false;
                 free_slot(e.payload);
                 return true;
             });
@@ -130,12 +128,12 @@ void Engine::compact_if_mostly_dead() {
 }
 
 void Engine::execute(const EventEntry& e) {
-    Slot& s = slots_[e.payload];
+    Slot& s = slot(e.payload);
     const EventInfo info{e.time, e.seq, s.kind, s.entity};
     // Move the callback out and free the slot first: the callback may schedule events,
-    // which may reuse this slot or grow the slot vector.
+    // which may reuse this slot.
     Callback cb = std::move(s.callback);
-    slot_seq_[e.payload] = 0;
+    slot_seq(e.payload) = 0;
     free_slot(e.payload);
     --live_;
 
@@ -152,7 +150,7 @@ template <class Set>
 void Engine::run_events(Set& set, Time limit) {
     while (!stop_requested_ && !set.empty()) {
         const EventEntry top = set.top();
-        if (!slots_[top.payload].callback) {  // cancelled: its slot can be reused now
+        if (!slot(top.payload).callback) {  // cancelled: its slot can be reused now
             set.pop();
             free_slot(top.payload);
             --cancelled_;
@@ -198,8 +196,12 @@ RandomStream& Engine::rng(std::string_view name) {
 void Engine::reset() {
     if (running_) throw std::logic_error("Engine::reset: called from inside a run");
     std::visit([](auto& set) { set.clear(); }, set_);
-    slots_.clear();
-    slot_seq_.clear();
+    // The blocks stay allocated, so that a reused engine does not allocate again.
+    for (std::uint32_t i = 0; i < slot_count_; ++i) {
+        slot(i).callback.reset();
+        slot_seq(i) = 0;
+    }
+    slot_count_ = 0;
     free_head_ = no_slot;
     cancelled_ = 0;
     now_ = 0;

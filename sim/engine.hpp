@@ -107,7 +107,7 @@ public:
 private:
     // A scheduled event's callback and labels in one 64-byte record: kind and entity fill
     // the tail padding of the 16-byte aligned callback. A slot is live (its callback set
-    // and slot_seq_ its event's seq), cancelled (callback empty, seq 0, its entry still in
+    // and slot_seq() its event's seq), cancelled (callback empty, seq 0, its entry still in
     // the set) or free (callback empty, seq 0, on the free list through `entity`). Only
     // live and cancelled slots have an entry in the set, exactly one.
     struct Slot {
@@ -117,6 +117,15 @@ private:
     };
     static_assert(sizeof(Slot) == 64, "Engine::Slot: kind and entity no longer fit the callback's padding");
     static constexpr std::uint32_t no_slot = UINT32_MAX;
+    // Slots live in fixed blocks rather than one vector: growing never moves the pending
+    // callbacks, and the storage held beyond the peak is under one block instead of up
+    // to the peak again. A block also holds the seq of each slot's live event (0
+    // otherwise), read by cancel() only, so that it lives apart from the slots.
+    static constexpr std::uint32_t slots_per_block = 1024;
+    struct SlotBlock {
+        Slot slots[slots_per_block];
+        std::uint64_t seqs[slots_per_block] = {};
+    };
 
     using AnySet = std::variant<FourAryHeapEventSet, BinaryHeapEventSet, CalendarEventSet>;
 
@@ -124,15 +133,15 @@ private:
     template <class Set>
     void run_events(Set& set, Time limit);
     void execute(const EventEntry& e);
+    Slot& slot(std::uint32_t i) { return blocks_[i / slots_per_block]->slots[i % slots_per_block]; }
+    std::uint64_t& slot_seq(std::uint32_t i) { return blocks_[i / slots_per_block]->seqs[i % slots_per_block]; }
     std::uint32_t acquire_slot();
-    void free_slot(std::uint32_t slot);
+    void free_slot(std::uint32_t i);
     void compact_if_mostly_dead();
 
     AnySet set_;
-    std::vector<Slot> slots_;
-    // The seq of each slot's live event, 0 otherwise; read by cancel() only, so it lives
-    // apart from the slots that the event loop touches.
-    std::vector<std::uint64_t> slot_seq_;
+    std::vector<std::unique_ptr<SlotBlock>> blocks_;
+    std::uint32_t slot_count_ = 0;  // slots ever handed out since construction or reset()
     std::uint32_t free_head_ = no_slot;
     std::size_t cancelled_ = 0;  // cancelled slots, whose entries are still in the set
     std::vector<Observer*> observers_;
