@@ -74,7 +74,7 @@ void Engine::free_slot(std::uint32_t i) {
     free_head_ = i;
 }
 
-EventId Engine::schedule_at(Time t, Callback cb, std::uint32_t kind, std::uint32_t entity) {
+EventId Engine::schedule_at(Time t, Callback&& cb, std::uint32_t kind, std::uint32_t entity) {
     if (t < now_) {
         throw std::logic_error("Engine::schedule_at: time " + std::to_string(t) + " ns is before now() = " +
                                std::to_string(now_) + " ns");
@@ -92,7 +92,7 @@ EventId Engine::schedule_at(Time t, Callback cb, std::uint32_t kind, std::uint32
     return EventId{seq, i};
 }
 
-EventId Engine::schedule_in(Time delay, Callback cb, std::uint32_t kind, std::uint32_t entity) {
+EventId Engine::schedule_in(Time delay, Callback&& cb, std::uint32_t kind, std::uint32_t entity) {
     if (delay < 0) throw std::logic_error("Engine::schedule_in: negative delay " + std::to_string(delay) + " ns");
     if (delay > time_max - now_) throw std::logic_error("Engine::schedule_in: now() + delay overflows Time");
     return schedule_at(now_ + delay, std::move(cb), kind, entity);
@@ -130,19 +130,29 @@ void Engine::compact_if_mostly_dead() {
 void Engine::execute(const EventEntry& e) {
     Slot& s = slot(e.payload);
     const EventInfo info{e.time, e.seq, s.kind, s.entity};
-    // Move the callback out and free the slot first: the callback may schedule events,
-    // which may reuse this slot.
-    Callback cb = std::move(s.callback);
+    // The callback runs in place: the slot is neither free nor cancellable while it runs
+    // (seq 0), and blocks never move, so the events it schedules cannot disturb it. The
+    // slot is freed when it returns, or throws.
     slot_seq(e.payload) = 0;
-    free_slot(e.payload);
     --live_;
+    struct Release {
+        Engine& engine;
+        std::uint32_t i;
+        Release(Engine& owner, std::uint32_t slot_index) : engine(owner), i(slot_index) {}
+        Release(const Release&) = delete;
+        Release& operator=(const Release&) = delete;
+        ~Release() {
+            engine.slot(i).callback.reset();
+            engine.free_slot(i);
+        }
+    } release(*this, e.payload);
 
     now_ = e.time;
     ++executed_;
     fingerprint_ = mix64(fingerprint_ ^ static_cast<std::uint64_t>(e.time));
     fingerprint_ = mix64(fingerprint_ ^ ((static_cast<std::uint64_t>(info.kind) << 32) | info.entity));
     for (std::size_t i = 0; i < observers_.size(); ++i) observers_[i]->on_event(info);
-    cb();
+    s.callback();
 }
 
 // The loop for one concrete set: a run dispatches on the set's type once, not per event.
@@ -157,7 +167,11 @@ void Engine::run_events(Set& set, Time limit) {
             continue;
         }
         if (top.time > limit) return;
-        execute(set.pop());
+        const EventEntry e = set.pop();
+        // The next event's slot is a cache miss in a large population (its event was
+        // scheduled long ago); start loading it while this event runs.
+        if (!set.empty()) __builtin_prefetch(&slot(set.top().payload));
+        execute(e);
     }
 }
 

@@ -61,10 +61,10 @@ public:
     Time now() const { return now_; }
 
     // Runs `cb` at time t. Throws std::logic_error if t < now(), std::invalid_argument if
-    // cb is empty.
-    EventId schedule_at(Time t, Callback cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
+    // cb is empty. Taken by reference, so that a callable moves once, into its slot.
+    EventId schedule_at(Time t, Callback&& cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
     // Runs `cb` at now() + delay. Throws std::logic_error if delay < 0 or the sum overflows.
-    EventId schedule_in(Time delay, Callback cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
+    EventId schedule_in(Time delay, Callback&& cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
     // True if the event was pending (it will now never run); false if it already ran, was
     // cancelled, is running now, or the id is invalid. Ids from before reset() are invalid.
     bool cancel(EventId id);
@@ -108,8 +108,9 @@ private:
     // A scheduled event's callback and labels in one 64-byte record: kind and entity fill
     // the tail padding of the 16-byte aligned callback. A slot is live (its callback set
     // and slot_seq() its event's seq), cancelled (callback empty, seq 0, its entry still in
-    // the set) or free (callback empty, seq 0, on the free list through `entity`). Only
-    // live and cancelled slots have an entry in the set, exactly one.
+    // the set), running (callback set, seq 0, no entry) or free (callback empty, seq 0, on
+    // the free list through `entity`). Live and cancelled slots have exactly one entry in
+    // the set, the others none.
     struct Slot {
         [[no_unique_address]] Callback callback;
         std::uint32_t kind = 0;
@@ -118,7 +119,7 @@ private:
     static_assert(sizeof(Slot) == 64, "Engine::Slot: kind and entity no longer fit the callback's padding");
     static constexpr std::uint32_t no_slot = UINT32_MAX;
     // Slots live in fixed blocks rather than one vector: growing never moves the pending
-    // callbacks, and the storage held beyond the peak is under one block instead of up
+    // callbacks (so one can run in place while it schedules more), and the storage held beyond the peak is under one block instead of up
     // to the peak again. A block also holds the seq of each slot's live event (0
     // otherwise), read by cancel() only, so that it lives apart from the slots.
     static constexpr std::uint32_t slots_per_block = 1024;
