@@ -115,6 +115,32 @@ TEST_CASE_TEMPLATE("callbacks can schedule and cancel events", K, RENTSIM_EVENT_
     CHECK(seen == std::vector<Time>{10, 10, 15});
 }
 
+TEST_CASE_TEMPLATE("a running callback keeps its captures while it schedules thousands of events", K,
+                   RENTSIM_EVENT_SET_KINDS) {
+    // The engine runs a callback in place in its slot; 5000 new events need new slots
+    // beyond the first block, and must not move the running callback's captures.
+    Engine e(0, K::kind);
+    std::vector<std::int64_t> seen;
+    const std::int64_t a = 123'456'789;
+    const std::int64_t b = -42;
+    e.schedule_at(1, [&e, &seen, a, b] {
+        for (int i = 0; i < 5000; ++i) e.schedule_in(1 + i % 3, [&seen, i] { seen.push_back(i); });
+        seen.push_back(a);
+        seen.push_back(b);
+    });
+    e.run();
+    REQUIRE(seen.size() == 5002);
+    CHECK(seen[0] == a);
+    CHECK(seen[1] == b);
+    // Then by time (1 + i % 3 after t = 1) and, within a time, by scheduling order.
+    std::size_t k = 2;
+    bool ordered = true;
+    for (int r = 0; r < 3; ++r) {
+        for (int i = r; i < 5000; i += 3) ordered = ordered && seen[k++] == i;
+    }
+    CHECK(ordered);
+}
+
 TEST_CASE_TEMPLATE("run_until runs events up to and including t and then sets now to t", K,
                    RENTSIM_EVENT_SET_KINDS) {
     Engine e(0, K::kind);
