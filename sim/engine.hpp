@@ -119,9 +119,10 @@ private:
     static_assert(sizeof(Slot) == 64, "Engine::Slot: kind and entity no longer fit the callback's padding");
     static constexpr std::uint32_t no_slot = UINT32_MAX;
     // Slots live in fixed blocks rather than one vector: growing never moves the pending
-    // callbacks (so one can run in place while it schedules more), and the storage held beyond the peak is under one block instead of up
-    // to the peak again. A block also holds the seq of each slot's live event (0
-    // otherwise), read by cancel() only, so that it lives apart from the slots.
+    // callbacks (so one can run in place while it schedules more), and the storage held
+    // beyond the peak is under one block instead of up to the peak again. A block also
+    // holds the seq of each slot's live event (0 otherwise), read by cancel() only, so
+    // that it lives apart from the slots.
     static constexpr std::uint32_t slots_per_block = 1024;
     struct SlotBlock {
         Slot slots[slots_per_block];
