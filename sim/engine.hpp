@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "sim/callback.hpp"
@@ -52,7 +53,7 @@ public:
 
 class Engine {
 public:
-    explicit Engine(std::uint64_t seed = 0, EventSetKind set = EventSetKind::binary_heap);
+    explicit Engine(std::uint64_t seed = 0, EventSetKind set = default_event_set);
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
     ~Engine();
@@ -60,10 +61,10 @@ public:
     Time now() const { return now_; }
 
     // Runs `cb` at time t. Throws std::logic_error if t < now(), std::invalid_argument if
-    // cb is empty.
-    EventId schedule_at(Time t, Callback cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
+    // cb is empty. Taken by reference, so that a callable moves once, into its slot.
+    EventId schedule_at(Time t, Callback&& cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
     // Runs `cb` at now() + delay. Throws std::logic_error if delay < 0 or the sum overflows.
-    EventId schedule_in(Time delay, Callback cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
+    EventId schedule_in(Time delay, Callback&& cb, std::uint32_t kind = 0, std::uint32_t entity = 0);
     // True if the event was pending (it will now never run); false if it already ran, was
     // cancelled, is running now, or the id is invalid. Ids from before reset() are invalid.
     bool cancel(EventId id);
@@ -79,7 +80,7 @@ public:
     // Pending events that will run (cancelled ones are not counted).
     std::size_t pending() const { return live_; }
     std::uint64_t events_executed() const { return executed_; }
-    EventSetKind event_set_kind() const { return set_->kind(); }
+    EventSetKind event_set_kind() const;
 
     // Observers are not owned and must outlive their registration; called in order added.
     void add_observer(Observer& o);
@@ -104,23 +105,47 @@ public:
     void reset(std::uint64_t new_seed);
 
 private:
+    // A scheduled event's callback and labels in one 64-byte record: kind and entity fill
+    // the tail padding of the 16-byte aligned callback. A slot is live (its callback set
+    // and slot_seq() its event's seq), cancelled (callback empty, seq 0, its entry still in
+    // the set), running (callback set, seq 0, no entry) or free (callback empty, seq 0, on
+    // the free list through `entity`). Live and cancelled slots have exactly one entry in
+    // the set, the others none.
     struct Slot {
-        Callback callback;
-        std::uint64_t seq = 0;  // 0 when the slot is free
+        [[no_unique_address]] Callback callback;
         std::uint32_t kind = 0;
-        std::uint32_t entity = 0;
+        std::uint32_t entity = 0;  // the next free slot while the slot is free
+    };
+    static_assert(sizeof(Slot) == 64, "Engine::Slot: kind and entity no longer fit the callback's padding");
+    static constexpr std::uint32_t no_slot = UINT32_MAX;
+    // Slots live in fixed blocks rather than one vector: growing never moves the pending
+    // callbacks (so one can run in place while it schedules more), and the storage held
+    // beyond the peak is under one block instead of up to the peak again. A block also
+    // holds the seq of each slot's live event (0 otherwise), read by cancel() only, so
+    // that it lives apart from the slots.
+    static constexpr std::uint32_t slots_per_block = 1024;
+    struct SlotBlock {
+        Slot slots[slots_per_block];
+        std::uint64_t seqs[slots_per_block] = {};
     };
 
+    using AnySet = std::variant<FourAryHeapEventSet, BinaryHeapEventSet, CalendarEventSet>;
+
     void loop(Time limit, bool advance_clock);
-    bool next_due(Time limit, EventEntry& out);
+    template <class Set>
+    void run_events(Set& set, Time limit);
     void execute(const EventEntry& e);
-    void release_slot(std::uint32_t slot);
+    Slot& slot(std::uint32_t i) { return blocks_[i / slots_per_block]->slots[i % slots_per_block]; }
+    std::uint64_t& slot_seq(std::uint32_t i) { return blocks_[i / slots_per_block]->seqs[i % slots_per_block]; }
+    std::uint32_t acquire_slot();
+    void free_slot(std::uint32_t i);
     void compact_if_mostly_dead();
 
-    std::unique_ptr<EventSet> set_;
-    std::vector<Slot> slots_;
-    std::vector<std::uint32_t> free_slots_;
-    std::vector<EventEntry> scratch_;
+    AnySet set_;
+    std::vector<std::unique_ptr<SlotBlock>> blocks_;
+    std::uint32_t slot_count_ = 0;  // slots ever handed out since construction or reset()
+    std::uint32_t free_head_ = no_slot;
+    std::size_t cancelled_ = 0;  // cancelled slots, whose entries are still in the set
     std::vector<Observer*> observers_;
     std::map<std::string, RandomStream, std::less<>> streams_;
     std::uint64_t seed_;

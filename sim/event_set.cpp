@@ -10,18 +10,86 @@ namespace rentsim::sim {
 
 std::string_view to_string(EventSetKind kind) {
     switch (kind) {
+    case EventSetKind::four_ary_heap: return "four_ary_heap";
     case EventSetKind::binary_heap: return "binary_heap";
     case EventSetKind::calendar: return "calendar";
     }
     return "unknown";
 }
 
-std::unique_ptr<EventSet> make_event_set(EventSetKind kind) {
-    switch (kind) {
-    case EventSetKind::binary_heap: return std::make_unique<BinaryHeapEventSet>();
-    case EventSetKind::calendar: return std::make_unique<CalendarEventSet>();
+// ---------------------------------------------------------------------------------------
+// 4-ary heap
+
+void FourAryHeapEventSet::clear() {
+    keys_.clear();
+    payloads_.clear();
+}
+
+void FourAryHeapEventSet::reserve(std::size_t n) {
+    keys_.reserve(n);
+    payloads_.reserve(n);
+}
+
+void FourAryHeapEventSet::push(const EventEntry& e) {
+    assert(e.time >= 0);
+    keys_.emplace_back();
+    payloads_.emplace_back();
+    sift_up(keys_.size() - 1, Key{e.time, e.seq}, e.payload);
+}
+
+EventEntry FourAryHeapEventSet::top() const {
+    assert(!keys_.empty());
+    return EventEntry{keys_[0].time, keys_[0].seq, payloads_[0]};
+}
+
+EventEntry FourAryHeapEventSet::pop() {
+    assert(!keys_.empty());
+    const EventEntry e{keys_[0].time, keys_[0].seq, payloads_[0]};
+    const Key last = keys_.back();
+    const std::uint32_t last_payload = payloads_.back();
+    keys_.pop_back();
+    payloads_.pop_back();
+    if (!keys_.empty()) sift_down(0, last, last_payload);
+    return e;
+}
+
+// Both sifts move a hole instead of swapping: one store per level.
+void FourAryHeapEventSet::sift_up(std::size_t i, Key key, std::uint32_t payload) {
+    while (i > 0) {
+        const std::size_t parent = (i - 1) / 4;
+        if (!(key < keys_[parent])) break;
+        keys_[i] = keys_[parent];
+        payloads_[i] = payloads_[parent];
+        i = parent;
     }
-    throw std::invalid_argument("make_event_set: unknown EventSetKind");
+    keys_[i] = key;
+    payloads_[i] = payload;
+}
+
+void FourAryHeapEventSet::sift_down(std::size_t i, Key key, std::uint32_t payload) {
+    const std::size_t n = keys_.size();
+    for (;;) {
+        const std::size_t first = 4 * i + 1;
+        if (first >= n) break;
+        std::size_t best = first;
+        if (first + 4 <= n) {
+            // All four children exist (every level but the last): a fixed sequence of
+            // comparisons the compiler can unroll.
+            if (keys_[first + 1] < keys_[best]) best = first + 1;
+            if (keys_[first + 2] < keys_[best]) best = first + 2;
+            if (keys_[first + 3] < keys_[best]) best = first + 3;
+        } else {
+            for (std::size_t c = first + 1; c < n; ++c) {
+                if (keys_[c] < keys_[best]) best = c;
+            }
+        }
+        if (!(keys_[best] < key)) break;
+        keys_[i] = keys_[best];
+        payloads_[i] = payloads_[best];
+        i = best;
+    }
+    keys_[i] = key;
+    payloads_[i] = payload;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -33,11 +101,12 @@ constexpr auto later = [](const EventEntry& a, const EventEntry& b) { return pre
 }  // namespace
 
 void BinaryHeapEventSet::push(const EventEntry& e) {
+    assert(e.time >= 0);
     heap_.push_back(e);
     std::push_heap(heap_.begin(), heap_.end(), later);
 }
 
-const EventEntry& BinaryHeapEventSet::top() {
+EventEntry BinaryHeapEventSet::top() const {
     assert(!heap_.empty());
     return heap_.front();
 }
@@ -50,13 +119,10 @@ EventEntry BinaryHeapEventSet::pop() {
     return e;
 }
 
+void BinaryHeapEventSet::heapify() { std::make_heap(heap_.begin(), heap_.end(), later); }
+
 // ---------------------------------------------------------------------------------------
 // Calendar queue
-
-namespace {
-// The cursor of an empty calendar; the first push moves it down to that entry's day.
-constexpr std::int64_t no_day = INT64_MAX;
-}  // namespace
 
 CalendarEventSet::CalendarEventSet() : buckets_(min_buckets), mask_(min_buckets - 1), cursor_(no_day) {}
 
@@ -83,11 +149,11 @@ void CalendarEventSet::push(const EventEntry& e) {
     std::uint32_t idx = free_;
     if (idx != nil) {
         free_ = nodes_[idx].next;
-        nodes_[idx].entry = e;
+        nodes_[idx] = Node{e.time, e.seq, e.payload, nil};
     } else {
         if (nodes_.size() >= nil) throw std::length_error("CalendarEventSet: too many pending events");
         idx = static_cast<std::uint32_t>(nodes_.size());
-        nodes_.push_back(Node{e, nil});
+        nodes_.push_back(Node{e.time, e.seq, e.payload, nil});
     }
     link(idx);
     ++size_;
@@ -95,21 +161,25 @@ void CalendarEventSet::push(const EventEntry& e) {
     if (size_ > 2 * buckets_.size()) rebuild(2 * buckets_.size());
 }
 
-const EventEntry& CalendarEventSet::top() {
+EventEntry CalendarEventSet::top() {
     assert(size_ > 0);
-    return nodes_[buckets_[locate()].head].entry;
+    return nodes_[buckets_[locate()].head].entry();
+}
+
+void CalendarEventSet::release(std::uint32_t idx) {
+    nodes_[idx].next = free_;
+    free_ = idx;
+    --size_;
 }
 
 EventEntry CalendarEventSet::pop() {
     assert(size_ > 0);
     Bucket& bucket = buckets_[locate()];
     const std::uint32_t idx = bucket.head;
-    const EventEntry e = nodes_[idx].entry;
+    const EventEntry e = nodes_[idx].entry();
     bucket.head = nodes_[idx].next;
     if (bucket.head == nil) bucket.tail = nil;
-    nodes_[idx].next = free_;
-    free_ = idx;
-    --size_;
+    release(idx);
     ++ops_since_rebuild_;
     if (size_ == 0) cursor_ = no_day;
     if (buckets_.size() > min_buckets && size_ < buckets_.size() / 2) {
@@ -131,7 +201,7 @@ std::size_t CalendarEventSet::locate() {
     for (std::size_t i = 0; i < buckets_.size(); ++i) {
         const std::size_t b = static_cast<std::size_t>(cursor_) & mask_;
         const std::uint32_t h = buckets_[b].head;
-        if (h != nil && nodes_[h].entry.time / width_ <= cursor_) {
+        if (h != nil && nodes_[h].time / width_ <= cursor_) {
             note_cost(i);
             return b;
         }
@@ -142,10 +212,10 @@ std::size_t CalendarEventSet::locate() {
     for (std::size_t b = 0; b < buckets_.size(); ++b) {
         const std::uint32_t h = buckets_[b].head;
         if (h == nil) continue;
-        if (best == buckets_.size() || precedes(nodes_[h].entry, nodes_[buckets_[best].head].entry)) best = b;
+        if (best == buckets_.size() || nodes_[h] < nodes_[buckets_[best].head]) best = b;
     }
     assert(best < buckets_.size());
-    cursor_ = nodes_[buckets_[best].head].entry.time / width_;
+    cursor_ = nodes_[buckets_[best].head].time / width_;
     note_cost(2 * buckets_.size());
     return best;
 }
@@ -153,7 +223,7 @@ std::size_t CalendarEventSet::locate() {
 void CalendarEventSet::link(std::uint32_t idx) {
     Node& n = nodes_[idx];
     n.next = nil;
-    const std::int64_t day = n.entry.time / width_;
+    const std::int64_t day = n.time / width_;
     // Entries earlier than the day being served (allowed by the interface, never done by
     // the engine) move the cursor back so that the day-by-day scan still finds them.
     if (day < cursor_) cursor_ = day;
@@ -163,12 +233,12 @@ void CalendarEventSet::link(std::uint32_t idx) {
         return;
     }
     // Appending is the common case: the engine pushes increasing sequence numbers.
-    if (!precedes(n.entry, nodes_[b.tail].entry)) {
+    if (!(n < nodes_[b.tail])) {
         nodes_[b.tail].next = idx;
         b.tail = idx;
         return;
     }
-    if (precedes(n.entry, nodes_[b.head].entry)) {
+    if (n < nodes_[b.head]) {
         n.next = b.head;
         b.head = idx;
         return;
@@ -176,7 +246,7 @@ void CalendarEventSet::link(std::uint32_t idx) {
     std::uint32_t prev = b.head;
     std::uint32_t next = nodes_[prev].next;
     std::size_t steps = 1;
-    while (!precedes(n.entry, nodes_[next].entry)) {  // stops at the tail at the latest
+    while (!(n < nodes_[next])) {  // stops at the tail at the latest
         prev = next;
         next = nodes_[prev].next;
         ++steps;
@@ -192,7 +262,7 @@ void CalendarEventSet::rebuild(std::size_t buckets) {
         for (std::uint32_t i = b.head; i != nil; i = nodes_[i].next) scratch_.push_back(i);
     }
     std::sort(scratch_.begin(), scratch_.end(),
-              [this](std::uint32_t a, std::uint32_t b) { return precedes(nodes_[a].entry, nodes_[b].entry); });
+              [this](std::uint32_t a, std::uint32_t b) { return nodes_[a] < nodes_[b]; });
     buckets_.assign(buckets, Bucket{});
     mask_ = buckets - 1;
     width_ = estimate_width();
@@ -208,7 +278,7 @@ Time CalendarEventSet::estimate_width() const {
     // more than twice the average so that a few far-future events do not widen the days.
     const std::size_t n = std::min<std::size_t>(scratch_.size(), 25);
     if (n < 2) return width_;
-    auto time_at = [this](std::size_t k) { return static_cast<double>(nodes_[scratch_[k]].entry.time); };
+    auto time_at = [this](std::size_t k) { return static_cast<double>(nodes_[scratch_[k]].time); };
     const double avg = (time_at(n - 1) - time_at(0)) / static_cast<double>(n - 1);
     if (avg <= 0.0) return width_;
     double sum = 0.0;

@@ -12,6 +12,7 @@
 #include "sim/engine.hpp"
 #include "sim/link.hpp"
 #include "sim/resource.hpp"
+#include "tests/sim/event_set_kinds.hpp"
 
 namespace {
 // Counting is a test-only concern; the engine itself has no global state.
@@ -88,7 +89,7 @@ std::size_t allocations_in_steady_state(EventSetKind kind, int population) {
 }  // namespace
 
 TEST_CASE("scheduling and running events does not allocate in steady state") {
-    for (const EventSetKind kind : {EventSetKind::binary_heap, EventSetKind::calendar}) {
+    for (const EventSetKind kind : rentsim::sim::testing::all_kinds) {
         for (const int population : {10, 1'000, 20'000}) {
             CAPTURE(to_string(kind));
             CAPTURE(population);
