@@ -61,7 +61,24 @@ struct RunOptions {
     std::int64_t seed = -1;  // -1: the scenario's
     bool seed_given = false;
     bool resume = false;     // finish an interrupted run from its journal
+    std::vector<std::string> fail_on;  // conditions that make the command exit 1 (fail_conditions)
 };
+
+// `--fail-on` conditions, for CI: a point that meets one makes `run`/`sweep` exit 1 after
+// writing its outputs and table.
+constexpr std::string_view fail_conditions[] = {"stopped", "budget", "deadline", "unfit"};
+
+// Why a result meets a `--fail-on` condition; empty when it does not.
+std::string failure(std::string_view condition, const analysis::Result& r) {
+    const auto& l = r.lifecycle;
+    if (condition == "unfit") return r.fits ? "" : "does not fit";
+    if (!r.fits) return "";
+    if (condition == "stopped" && l.finished_fraction < 1 - 1e-12) return r.status;
+    if (condition == "budget" && (l.finished_fraction - l.gave_up_fraction < 1 - 1e-12 || l.budget_alert_s >= 0))
+        return l.budget_alert_s >= 0 && r.status == "done" ? fmt::format("budget alert at {:.0f} s", l.budget_alert_s) : r.status;
+    if (condition == "deadline" && l.deadline_met_fraction < 1 - 1e-12) return r.status;
+    return "";
+}
 
 // Interruption of `run` and `sweep`. SIGINT and SIGTERM set stop_signal: the sweep takes no
 // further point, lets the running ones finish, keeps every finished point in its journal and
@@ -226,7 +243,14 @@ int run_command(const RunOptions& o) {
         return 128 + sig;
     }
     std::cout << analysis::format_results_text(results);
-    return 0;
+    int status = 0;
+    for (const auto& condition : o.fail_on)
+        for (const auto& r : results)
+            if (const std::string why = failure(condition, r); !why.empty()) {
+                std::cerr << fmt::format("rentsim: --fail-on {}: {}: {}\n", condition, r.point.empty() ? r.name : r.point, why);
+                status = 1;
+            }
+    return status;
 }
 
 struct CalibrateOptions {
@@ -451,6 +475,11 @@ int main(int argc, char** argv) {
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
         cmd->add_flag("--resume", o.resume,
                       "finish an interrupted run: reuse the finished points of its journal (beside --out, else --csv)");
+        cmd->add_option("--fail-on", o.fail_on,
+                        "exit 1 when a point is: stopped (by its budget, or given up), budget (stopped by it or past its "
+                        "alert), deadline (missed), unfit (does not fit); comma-separated")
+            ->delimiter(',')
+            ->check(CLI::IsMember(std::vector<std::string>(std::begin(fail_conditions), std::end(fail_conditions))));
         return cmd;
     };
     RunOptions run, sweep;

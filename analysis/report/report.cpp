@@ -98,6 +98,8 @@ std::string single(const Result& r) {
         if (r.memory_per_gpu_gib > 0) o += memory_parts_line(r);
         return o;
     }
+    // A run that did not finish says so before any figure that could pass for a finished one.
+    if (r.status != "done") o += fmt::format("  status          {}\n", r.status);
     if (r.accuracy.check_rows > 0)
         o += fmt::format("  time to train   {} ({:.0f} s)\n", duration_with_accuracy(r.time_to_train_s, r.accuracy),
                          r.time_to_train_s);
@@ -183,6 +185,7 @@ bool pipeline_parallel(const Result& r) { return r.pp > 1; }
 bool storage_pipeline(const Result& r) { return r.storage_pipeline; }
 bool deadline(const Result& r) { return r.lifecycle.deadline_h > 0; }
 bool replicated(const Result& r) { return r.replications > 0; }
+bool not_done(const Result& r) { return r.fits && r.status != "done"; }
 
 // One column of the comparison table of a sweep: it shows the fields it names, by their
 // public names, as `fit` says for a run that fits and as `unfit` says for one that does not.
@@ -195,6 +198,7 @@ struct Column {
 
 constexpr Column columns[] = {
     {"point", nullptr, Cell::text, Cell::text, {"point"}},
+    {"status", not_done, Cell::text, Cell::text, {"status"}},
     {"gpus", nullptr, Cell::text, Cell::text, {"gpus"}},
     {"time to train", nullptr, Cell::duration_accuracy, Cell::does_not_fit, {"time_to_train_s"}},
     {"cost", nullptr, Cell::usd, Cell::dash, {"cost_usd"}},

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "analysis/plan/layout.hpp"
 #include "analysis/plan/plan.hpp"
 #include "analysis/simulate/lifecycle.hpp"
@@ -172,7 +174,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     const std::uint64_t base_seed = options.seed.value_or(s.seed);
     const int reps = std::max(1, options.replications);
     std::vector<double> times, costs;
-    double finished = 0, met = 0;
+    double finished = 0, met = 0, trained = 0;
     const price::Storage storage{pr.storage_usd_per_gb_month};
     const price::Egress egress{pr.egress_usd_per_gb};
     const double stored_bytes = job.stored_bytes;
@@ -202,6 +204,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
         finished += o.finished ? k : 0;
         out.gave_up_fraction += o.gave_up ? k : 0;
         met += o.deadline_met ? k : 0;
+        trained += o.trained_fraction * k;
         if (i == 0 && reps == 1) {
             r.billed_s = o.billed_instance_s / std::max(1, o.max_instances);
         }
@@ -209,6 +212,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     out.billed_gpus = out.instances * pr.gpus_per_instance;
     out.finished_fraction = finished;
     out.deadline_met_fraction = met;
+    out.trained_fraction = trained;
     out.deadline_h = lc.deadline_h;
     r.replications = options.replications;
     r.seed = base_seed;
@@ -391,7 +395,9 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
     return search_layout(problem, evaluate, objective);
 }
 
-Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options) {
+namespace {
+
+Result run_one(const Scenario& s, const net::Network& network, const RunOptions& options) {
     Result r = identity(s);
     std::optional<Layout> searched;
     if (s.workload.parallelism.search) {
@@ -462,6 +468,29 @@ Result run_scenario(const Scenario& s, const net::Network& network, const RunOpt
     }
     check_interruption_budget(s, lifecycle);
     run_lifecycle(s, job, std::move(lifecycle), options, r);
+    return r;
+}
+
+std::string share_of_runs(double fraction) { return fmt::format("in {:.0f}% of runs", 100 * fraction); }
+
+}  // namespace
+
+std::string run_status(const Result& r) {
+    if (!r.fits) return "does not fit";
+    const LifecycleResult& l = r.lifecycle;
+    const double stopped = 1 - l.finished_fraction - l.gave_up_fraction;  // by the budget
+    if (l.gave_up_fraction >= 1 - 1e-12) return "gave up";
+    if (stopped >= 1 - 1e-12) return fmt::format("stopped by budget at {:.0f}%", 100 * l.trained_fraction);
+    if (stopped > 1e-12) return "stopped by budget " + share_of_runs(stopped);
+    if (l.gave_up_fraction > 1e-12) return "gave up " + share_of_runs(l.gave_up_fraction);
+    if (l.deadline_met_fraction <= 1e-12) return "missed deadline";
+    if (l.deadline_met_fraction < 1 - 1e-12) return "missed deadline " + share_of_runs(1 - l.deadline_met_fraction);
+    return "done";
+}
+
+Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options) {
+    Result r = run_one(s, network, options);
+    r.status = run_status(r);
     return r;
 }
 

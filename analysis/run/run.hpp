@@ -77,6 +77,7 @@ struct LifecycleResult {
     double gave_up_fraction = 0;     // replications given up at 100x the work (interruptions outpace checkpoints)
     double deadline_h = 0;           // the scenario's deadline; 0: none
     double deadline_met_fraction = 1;
+    double trained_fraction = 1;     // mean over replications of the work done when each ended
 };
 
 // The parallel layout a run used, and the search that chose it ("parallelism": "auto").
@@ -122,6 +123,10 @@ struct Result {
     MemoryParts memory;
     double memory_available_gib = 0;
     bool fits = true;
+    // How the run ended: "done", "stopped by budget at 61%" (the work done when it stopped),
+    // "gave up", "missed deadline", "does not fit"; with replications, the share of runs
+    // ("stopped by budget in 40% of runs"). See run_status().
+    std::string status = "done";
     Accuracy accuracy;
     double allreduce_busbw_gbps = 0;  // of one gradient bucket
     double staging_s = 0;           // copying the dataset to local NVMe before training (billed)
@@ -170,6 +175,8 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
 // searched layout is chosen first (search_scenario_layout); when none fits, the result does
 // not fit and its `note` names the smallest change, its figures those of the closest misfit.
 Result run_scenario(const Scenario& s, const RunOptions& options = {});
+// Result::status from its fit and lifecycle figures (run_scenario sets it).
+std::string run_status(const Result& r);
 // The same on the network of the scenario's cluster (plan/cluster_network), which sweep
 // points and repeated predictions over one cluster can share.
 Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options = {});

@@ -99,8 +99,8 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 48 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
-                  member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 30 &&
+static_assert(member_count<Result>() == 49 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
+                  member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 31 &&
                   member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
 
@@ -149,6 +149,7 @@ void each_member(R& r, V&& v) {
     v("memory.workspace_gib", r.memory.workspace_gib);
     v("memory_available_gib", r.memory_available_gib);
     v("fits", r.fits);
+    v("status", r.status);
     v("accuracy.family_calibrated", r.accuracy.family_calibrated);
     v("accuracy.check_rows", r.accuracy.check_rows);
     v("accuracy.median_error", r.accuracy.median_error);
@@ -199,6 +200,7 @@ void each_member(R& r, V&& v) {
     v("lifecycle.gave_up_fraction", l.gave_up_fraction);
     v("lifecycle.deadline_h", l.deadline_h);
     v("lifecycle.deadline_met_fraction", l.deadline_met_fraction);
+    v("lifecycle.trained_fraction", l.trained_fraction);
     v("replications", r.replications);
     v("seed", r.seed);
     v("time_stats.mean", r.time_stats.mean);

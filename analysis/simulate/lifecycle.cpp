@@ -51,6 +51,7 @@ public:
         accrue();
         close_all_leases();
         out_.time = end_;
+        out_.trained_fraction = out_.finished || p_.work <= 0 ? 1.0 : std::min(1.0, done_ / static_cast<double>(p_.work));
         out_.deadline_met = out_.finished && (p_.deadline == 0 || end_ <= p_.deadline);
         switch (p_.billing) {
         case Billing::on_demand: break;  // summed per lease

@@ -78,6 +78,7 @@ struct LifecycleOutcome {
     int max_instances = 0;
     int preemptions = 0, failures = 0, checkpoints = 0, resizes = 0, restarts = 0;
     double lost_work_s = 0;                 // work redone, seconds at speed 1
+    double trained_fraction = 1;            // of the work, done when the run ended (1: finished)
     double checkpoint_s = 0, restart_s = 0, capacity_wait_s = 0;
     std::uint64_t events = 0;
     std::uint64_t fingerprint = 0;

@@ -211,6 +211,7 @@ TEST_CASE("a run that does not fit has null times and costs, and no lifecycle or
     r.samples = 1000;
     r.iterations = 1000;
     r.fits = false;
+    r.status = "does not fit";
     r.memory_per_gpu_gib = 238.5;
     r.memory_available_gib = 40;
     r.replications = 2;
@@ -245,6 +246,7 @@ TEST_CASE("a run that does not fit has null times and costs, and no lifecycle or
         "refused": null
       },
       "fits": false,
+      "status": "does not fit",
       "memory_per_gpu_gib": 238.5,
       "memory": {
         "params_gib": 0.0,

@@ -319,3 +319,42 @@ TEST_CASE("a run priced per GPU and the same run on 8-GPU instances bill the sam
     CHECK(per_gpu.cost_usd == grouped.cost_usd);
     CHECK(per_gpu.lifecycle.billed_instance_hours == doctest::Approx(8 * grouped.lifecycle.billed_instance_hours));
 }
+
+TEST_CASE("run_status names how a run ended, first the budget, then giving up, then the deadline") {
+    analysis::Result r;
+    CHECK(analysis::run_status(r) == "done");
+    r.lifecycle.deadline_met_fraction = 0.25;
+    CHECK(analysis::run_status(r) == "missed deadline in 75% of runs");
+    r.lifecycle.deadline_met_fraction = 0;
+    CHECK(analysis::run_status(r) == "missed deadline");
+    r.lifecycle.finished_fraction = 0;  // every replication stopped by its budget
+    r.lifecycle.trained_fraction = 0.614;
+    CHECK(analysis::run_status(r) == "stopped by budget at 61%");
+    r.lifecycle.finished_fraction = 0.6;
+    CHECK(analysis::run_status(r) == "stopped by budget in 40% of runs");
+    r.lifecycle.finished_fraction = 0;
+    r.lifecycle.gave_up_fraction = 1;
+    CHECK(analysis::run_status(r) == "gave up");
+    r.fits = false;
+    CHECK(analysis::run_status(r) == "does not fit");
+}
+
+TEST_CASE("a budget that runs out stops the run part-way and says how far it got") {
+    analysis::ScenarioDraft d{"budget", {}};
+    d.set("schema", std::int64_t{1}).set("name", std::string("b"))
+        .set("workload.model", std::string("bert-large")).set("workload.precision", std::string("fp16"))
+        .set("workload.seq_len", std::int64_t{512}).set("workload.batch_per_gpu", std::int64_t{32})
+        .set("workload.dataset_samples", std::int64_t{1000000}).set("workload.epochs", std::int64_t{1})
+        .set("cluster.gpu", std::string("a100-sxm4-80gb")).set("cluster.gpus", std::int64_t{8})
+        .set("pricing.usd_per_gpu_hour", 4.0).set("pricing.billing_increment_s", std::int64_t{1})
+        .set("pricing.minimum_billed_s", std::int64_t{0});
+    const auto full = analysis::run_scenario(analysis::compile_scenario(d));
+    REQUIRE(full.status == "done");
+    // Half the finished run's cost: the budget stops it at half the work (no start-up delay).
+    d.set("lifecycle.budget_usd", full.cost_usd / 2);
+    const auto half = analysis::run_scenario(analysis::compile_scenario(d));
+    CHECK(half.lifecycle.finished_fraction == 0);
+    CHECK(half.lifecycle.trained_fraction == doctest::Approx(0.5).epsilon(0.01));
+    CHECK(half.status == "stopped by budget at 50%");
+    CHECK(half.cost_usd == doctest::Approx(full.cost_usd / 2).epsilon(0.001));
+}
