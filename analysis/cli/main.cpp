@@ -244,6 +244,14 @@ int run_command(const RunOptions& o) {
     }
     std::cout << analysis::format_results_text(results);
     int status = 0;
+    // Points that break a rule ran as rows saying so; the others ran. Bad input still
+    // exits 2, after the outputs and the table.
+    for (const auto& r : results)
+        if (r.status == "invalid") {
+            std::cerr << "rentsim: " << r.note << "\n";
+            status = 2;
+        }
+    if (status == 2) return status;
     for (const auto& condition : o.fail_on)
         for (const auto& r : results)
             if (const std::string why = failure(condition, r); !why.empty()) {

@@ -230,12 +230,14 @@ std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Re
             v[i] = f[i]->get(r);
             null = null || std::holds_alternative<std::nullptr_t>(v[i]);
         }
+    // A point that broke a rule has no figures: its name, "invalid" and dashes.
+    if (r.status == "invalid" && c.header != "point") return c.header == "time to train" ? "invalid" : "-";
     const Cell how = r.fits ? c.fit : c.unfit;
     const auto x = [&](std::size_t i) { return number(v[i]); };
     const auto stall = [](const EpochResult& e) { return fmt::format("{:.1f}%", 100 * e.stall_fraction); };
     switch (how) {
         case Cell::text: return text(v[0]);
-        case Cell::does_not_fit: return "does not fit";
+        case Cell::does_not_fit: return r.status == "invalid" ? "invalid" : "does not fit";
         case Cell::dash: return "-";
         case Cell::first_epoch_stall: return r.epochs.empty() ? "-" : stall(r.epochs.front());
         case Cell::last_epoch_stall: return r.epochs.empty() ? "-" : stall(r.epochs.back());

@@ -488,7 +488,18 @@ std::string run_status(const Result& r) {
     return "done";
 }
 
+Result invalid_result(const Scenario& s) {
+    Result r;
+    r.name = s.name;
+    r.point = s.point;
+    r.fits = false;
+    r.status = "invalid";
+    r.note = s.invalid;
+    return r;
+}
+
 Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options) {
+    if (!s.invalid.empty()) return invalid_result(s);
     Result r = run_one(s, network, options);
     r.status = run_status(r);
     return r;

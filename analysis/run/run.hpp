@@ -177,6 +177,9 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
 Result run_scenario(const Scenario& s, const RunOptions& options = {});
 // Result::status from its fit and lifecycle figures (run_scenario sets it).
 std::string run_status(const Result& r);
+// The row of a sweep point that breaks a rule (Scenario::invalid): status "invalid", the
+// error in `note`, no figures.
+Result invalid_result(const Scenario& s);
 // The same on the network of the scenario's cluster (plan/cluster_network), which sweep
 // points and repeated predictions over one cluster can share.
 Result run_scenario(const Scenario& s, const net::Network& network, const RunOptions& options = {});

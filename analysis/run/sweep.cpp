@@ -44,7 +44,7 @@ std::vector<std::optional<Result>> run_points(const ScenarioSet& set, int jobs, 
             if (i >= n) return;
             if (results[i]) continue;  // finished by an earlier run; each index has one thread
             try {
-                Result r = run_scenario(set.points[i], options);
+                Result r = set.points[i].invalid.empty() ? run_scenario(set.points[i], options) : invalid_result(set.points[i]);
                 if (control.finished) {
                     const std::lock_guard lock(sink_mutex);
                     try {

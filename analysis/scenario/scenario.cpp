@@ -1177,6 +1177,9 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
     Json base = root;
     base.erase("sweep");
     std::vector<std::size_t> idx(groups.size(), 0);
+    std::optional<InputError> first_invalid;
+    std::size_t valid = 0;
+    const std::string name = root.contains("name") && root["name"].is_string() ? root["name"].get<std::string>() : "";
     while (true) {
         Json j = base;
         JsonSource point_src{file, {}, scenario_ranges_table};
@@ -1197,23 +1200,34 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
         Scenario s;
         try {
             s = parse_one(j, point_src);
+            ++valid;
         } catch (const InputError& e) {
-            // A rule that spans keys can break at one point of the sweep only: say which.
-            if (e.where().starts_with("/sweep/")) throw;
-            throw InputError(e.file(), e.where(), e.message() + " (at sweep point " + label + ")");
+            // A point that breaks a rule (a swept value out of range, or a combination such as
+            // fp4 on a GPU without it) is reported in its row and the others still run; the
+            // command still exits 2. An error at a swept value already names its entry.
+            const InputError at_point(e.file(), e.where(),
+                                      e.where().starts_with("/sweep/") ? e.message()
+                                                                       : e.message() + " (at sweep point " + label + ")");
+            if (!first_invalid) first_invalid = at_point;
+            s = Scenario{};
+            s.file = file;
+            s.name = name;
+            s.invalid = at_point.what();
         }
         s.point = label;
         s.swept = std::move(swept);
         set.points.push_back(std::move(s));
-        std::size_t a = groups.size();
-        while (a > 0) {
-            --a;
-            if (++idx[a] < groups[a].size) break;
-            idx[a] = 0;
-            if (a == 0) return set;
+        // The next point: the last group fastest; past the last value of the first, done.
+        bool more = false;
+        for (std::size_t a = groups.size(); a-- > 0 && !more;) {
+            more = ++idx[a] < groups[a].size;
+            if (!more) idx[a] = 0;
         }
-        if (groups.empty()) return set;
+        if (!more) break;
     }
+    // Every point broken: the file is wrong, not one combination.
+    if (valid == 0 && first_invalid) throw *first_invalid;
+    return set;
 }
 
 Scenario compile_scenario(const ScenarioDraft& draft) {

@@ -192,6 +192,10 @@ struct Scenario {
     std::string name;
     std::string point;         // sweep point label, e.g. "cluster.gpus=16"; empty without a sweep
     std::vector<std::pair<std::string, std::string>> swept;  // (dotted key, value as written) of this point
+    // Non-empty: this sweep point breaks a rule that spans keys (fp4 on a GPU without it), and
+    // this is the error ("file: pointer: message (at sweep point ...)"). Only file, name, point
+    // and swept are set; the other points still run. Empty for every valid scenario.
+    std::string invalid;
     std::uint64_t seed = 1;
     WorkloadSpec workload;
     ClusterSpec cluster;

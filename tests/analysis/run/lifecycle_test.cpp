@@ -186,11 +186,17 @@ TEST_CASE("catalog names are checked with a did-you-mean and flagged rows are re
     std::string flagged = spot_scenario;
     flagged.replace(flagged.find("p4de.24xlarge"), 13, "p4d.24xlarge");
     flagged.replace(flagged.find("a100-sxm4-80gb"), 14, "a100-sxm4-40gb");
-    try {
-        (void)analysis::parse_scenarios(flagged, "s.json");
-        FAIL("no error");
-    } catch (const analysis::InputError& e) {
-        CHECK(e.message().find("is flagged: lowest-zone spot price is an outlier") != std::string::npos);
+    {
+        // Only the spot point names the flagged row: it alone is refused, in its row.
+        const auto set = analysis::parse_scenarios(flagged, "s.json");
+        REQUIRE(set.points.size() == 4);
+        CHECK(set.points[0].invalid.empty());
+        CHECK(set.points[1].invalid.find("is flagged: lowest-zone spot price is an outlier") != std::string::npos);
+        CHECK(set.points[1].invalid.starts_with("s.json: /sweep/pricing.plan/1: "));
+        const auto r = analysis::run_all(set, 1, {});
+        CHECK(r[1].status == "invalid");
+        CHECK(r[1].note == set.points[1].invalid);
+        CHECK(r[0].status == "done");
     }
     flagged.replace(flagged.find("\"plan\": \"spot\""), 14, "\"plan\": \"spot\", \"allow_flagged\": true");
     CHECK_NOTHROW((void)analysis::parse_scenarios(flagged, "s.json"));

@@ -49,14 +49,23 @@ TEST_CASE("zipped keys vary together, a zip group is one axis of the product") {
     CHECK(set.points[3].swept[1] == std::pair<std::string, std::string>("pricing.usd_per_gpu_hour", "4.0"));
 }
 
-TEST_CASE("an error in a swept value points at the sweep entry") {
+TEST_CASE("an error in a swept value points at the sweep entry, in its point's row") {
     std::string text = base;
     text.replace(text.find("[1, 8]"), 6, "[1, 0]");
+    const auto set = analysis::parse_scenarios(text, "t.json");
+    REQUIRE(set.points.size() == 4);
+    CHECK(set.points[0].invalid.empty());
+    CHECK(set.points[1].invalid.empty());
+    CHECK(set.points[2].invalid == "t.json: /sweep/cluster.gpus/1: expected a positive integer, got 0");
+    CHECK(set.points[3].invalid == set.points[2].invalid);
+    CHECK(set.points[2].point == "cluster.gpus=0 workload.precision=fp16");
+    // When every point is broken the file is: the first error is thrown.
+    text.replace(text.find("[1, 0]"), 6, "[0]");
     try {
         (void)analysis::parse_scenarios(text, "t.json");
         FAIL("no error");
     } catch (const analysis::InputError& e) {
-        CHECK(e.where() == "/sweep/cluster.gpus/1");
+        CHECK(e.where() == "/sweep/cluster.gpus/0");
         CHECK(e.message() == "expected a positive integer, got 0");
     }
 }
@@ -107,9 +116,10 @@ TEST_CASE("sequence parallelism without tensor parallelism resolves to off") {
 TEST_CASE("layout errors of a swept key name the sweep entry, not a pointer absent from the file") {
     std::string text = bert;
     text.replace(text.rfind('}'), 1, R"(, "sweep": {"workload.parallelism.tp": [2, 3]}})");
-    check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a multiple of tp x pp x cp (3), got 8");
+    const auto refused = [](const std::string& t) { return analysis::parse_scenarios(t, "t.json").points.at(1).invalid; };
+    CHECK(refused(text) == "t.json: /sweep/workload.parallelism.tp/1: expected a multiple of tp x pp x cp (3), got 8");
     text.replace(text.find("\"gpus\": 8"), 9, "\"gpus\": 24, \"inter_node\": {\"fabric\": \"tcp\", \"gbps_per_gpu\": 10, \"latency_us\": 30}");
-    check_refused(text, "/sweep/workload.parallelism.tp/1", "expected a divisor of the model's 16 attention heads, got tp = 3");
+    CHECK(refused(text) == "t.json: /sweep/workload.parallelism.tp/1: expected a divisor of the model's 16 attention heads, got tp = 3");
 }
 
 TEST_CASE("an overridden key is named as an override in errors") {
