@@ -540,6 +540,7 @@ JobPlan plan_job(const Scenario& s, const net::Network& network, const Layout* l
     plan.budget_usd = lc.budget_usd;
     plan.alert_fraction = lc.budget_alert_fraction;
     plan.deadline = sim::ceil_seconds(lc.deadline_h * 3600.0);
+    plan.window = sim::ceil_seconds(lc.window_h * 3600.0);
     job.stored_bytes = pr.dataset_gb * 1e9 + (checkpoints ? job.checkpoint_bytes * lc.checkpoints_kept : 0.0);
     return job;
 }

@@ -178,6 +178,8 @@ enum class Cell {
     first_epoch_stall,  // the stall fraction of the first epoch (field `epochs`)
     last_epoch_stall,   // and of the last
     does_not_fit,
+    whole,              // a rounded to a whole number
+    per_million,        // a x 1e6 in USD (a price per sample, shown per million samples)
     dash,
 };
 
@@ -186,6 +188,7 @@ bool storage_pipeline(const Result& r) { return r.storage_pipeline; }
 bool deadline(const Result& r) { return r.lifecycle.deadline_h > 0; }
 bool replicated(const Result& r) { return r.replications > 0; }
 bool not_done(const Result& r) { return r.fits && r.status != "done"; }
+bool windowed(const Result& r) { return r.lifecycle.window_h > 0; }
 
 // One column of the comparison table of a sweep: it shows the fields it names, by their
 // public names, as `fit` says for a run that fits and as `unfit` says for one that does not.
@@ -218,6 +221,8 @@ constexpr Column columns[] = {
     {"interrupts", eventful, Cell::sum1, Cell::dash, {"lifecycle.preemptions", "lifecycle.failures", "lifecycle.resizes"}},
     {"lost work", eventful, Cell::duration, Cell::dash, {"lifecycle.lost_work_s"}},
     {"deadline met", deadline, Cell::percent0, Cell::dash, {"lifecycle.deadline_met_fraction"}},
+    {"samples trained", windowed, Cell::whole, Cell::dash, {"samples"}},
+    {"$/M samples", windowed, Cell::per_million, Cell::dash, {"cost_per_sample_usd"}},
     {"time p5-p95", replicated, Cell::duration_range, Cell::dash, {"replications.time_to_train_s.p5", "replications.time_to_train_s.p95"}},
     {"cost p5-p95", replicated, Cell::usd_range, Cell::dash, {"replications.cost_usd.p5", "replications.cost_usd.p95"}},
 };
@@ -259,6 +264,8 @@ std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Re
         case Cell::duration_range: return human_duration(x(0)) + " - " + human_duration(x(1));
         case Cell::usd_range: return usd(x(0)) + " - " + usd(x(1));
         case Cell::memory_of: return fmt::format("{:.1f}/{:.0f}", x(0), x(1));
+        case Cell::whole: return fmt::format("{:.0f}", x(0));
+        case Cell::per_million: return usd(x(0) * 1e6);
         default: return "-";
     }
 }

@@ -174,7 +174,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     const std::uint64_t base_seed = options.seed.value_or(s.seed);
     const int reps = std::max(1, options.replications);
     std::vector<double> times, costs;
-    double finished = 0, met = 0, trained = 0;
+    double finished = 0, met = 0, trained = 0, work_done_s = 0;
     const price::Storage storage{pr.storage_usd_per_gb_month};
     const price::Egress egress{pr.egress_usd_per_gb};
     const double stored_bytes = job.stored_bytes;
@@ -205,6 +205,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
         out.gave_up_fraction += o.gave_up ? k : 0;
         met += o.deadline_met ? k : 0;
         trained += o.trained_fraction * k;
+        work_done_s += sim::to_seconds(static_cast<sim::Time>(o.work_done)) * k;
         if (i == 0 && reps == 1) {
             r.billed_s = o.billed_instance_s / std::max(1, o.max_instances);
         }
@@ -213,6 +214,12 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     out.finished_fraction = finished;
     out.deadline_met_fraction = met;
     out.trained_fraction = trained;
+    out.window_h = lc.window_h;
+    if (lc.window_h > 0) {
+        // What the window held: the work done, at the reference (first phase's) rate.
+        r.samples = work_done_s * r.throughput_samples_per_s;
+        r.iterations = static_cast<std::int64_t>(std::floor(r.samples / std::max(1, r.global_batch)));
+    }
     out.deadline_h = lc.deadline_h;
     r.replications = options.replications;
     r.seed = base_seed;
@@ -221,6 +228,7 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     r.time_to_train_s = reps == 1 ? times[0] : r.time_stats.mean;
     r.cost_usd = reps == 1 ? costs[0] : r.cost_stats.mean;
     if (reps > 1) r.billed_s = out.billed_instance_hours * 3600.0 / std::max(1, out.instances);
+    r.cost_per_sample_usd = r.samples > 0 ? r.cost_usd / r.samples : 0.0;
 }
 
 
@@ -265,7 +273,8 @@ void check_interruption_budget(const Scenario& s, const LifecyclePlan& l) {
     for (const auto& ph : l.phases) gpus = std::max(gpus, ph.gpus);
     if (l.preempt_mean_s > 0) rate += l.bill.instances(gpus) / l.preempt_mean_s;
     if (l.gpu_mtbf_s > 0) rate += gpus / l.gpu_mtbf_s;
-    const double horizon_s = std::max(1.0, l.horizon_factor) * sim::to_seconds(l.work + l.provisioning + l.staging);
+    const double horizon_s = l.window > 0 ? sim::to_seconds(l.window)
+                                          : std::max(1.0, l.horizon_factor) * sim::to_seconds(l.work + l.provisioning + l.staging);
     const double expected = rate * std::min(horizon_s, max_simulated_years * 365.25 * 86400);
     if (expected > max_interruptions)
         throw BudgetError(s.file, s.point,
@@ -454,6 +463,10 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     // The lifecycle: the steady steps' work, and each elastic phase's speed from its own step.
     LifecyclePlan lifecycle = job.lifecycle;
     lifecycle.work = tl.total;
+    // A calendar window: more work than the window can hold at a thousand times the
+    // reference rate, so that only the window ends the run.
+    if (lifecycle.window > 0)
+        lifecycle.work = static_cast<sim::Time>(std::min(4e18, 1e3 * static_cast<double>(lifecycle.window)));
     for (std::size_t i = 0; i < job.elastic.size(); ++i) {
         const StepPlan& e = job.elastic[i];
         if (!e.fits) {

@@ -78,6 +78,7 @@ struct LifecycleResult {
     double deadline_h = 0;           // the scenario's deadline; 0: none
     double deadline_met_fraction = 1;
     double trained_fraction = 1;     // mean over replications of the work done when each ended
+    double window_h = 0;             // the scenario's calendar window; 0: none (a fixed amount of work)
 };
 
 // The parallel layout a run used, and the search that chose it ("parallelism": "auto").
@@ -112,6 +113,7 @@ struct Result {
     double time_to_train_s = 0;
     double billed_s = 0;            // billed duration of each instance
     double cost_usd = 0;
+    double cost_per_sample_usd = 0;  // cost_usd / samples (with a calendar window, the samples it held)
     double throughput_samples_per_s = 0;
     double throughput_tokens_per_s = 0;   // 0 for vision models
     double iteration_s = 0;

@@ -99,8 +99,8 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 49 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
-                  member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 31 &&
+static_assert(member_count<Result>() == 50 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
+                  member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 32 &&
                   member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
 
@@ -131,6 +131,7 @@ void each_member(R& r, V&& v) {
     v("time_to_train_s", r.time_to_train_s);
     v("billed_s", r.billed_s);
     v("cost_usd", r.cost_usd);
+    v("cost_per_sample_usd", r.cost_per_sample_usd);
     v("throughput_samples_per_s", r.throughput_samples_per_s);
     v("throughput_tokens_per_s", r.throughput_tokens_per_s);
     v("iteration_s", r.iteration_s);
@@ -199,6 +200,7 @@ void each_member(R& r, V&& v) {
     v("lifecycle.finished_fraction", l.finished_fraction);
     v("lifecycle.gave_up_fraction", l.gave_up_fraction);
     v("lifecycle.deadline_h", l.deadline_h);
+    v("lifecycle.window_h", l.window_h);
     v("lifecycle.deadline_met_fraction", l.deadline_met_fraction);
     v("lifecycle.trained_fraction", l.trained_fraction);
     v("replications", r.replications);

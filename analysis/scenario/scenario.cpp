@@ -159,6 +159,8 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"lifecycle.budget_usd", 1e-2, 1e12, "USD"},
     {"lifecycle.budget_alert_fraction", 0, 1, ""},
     {"lifecycle.deadline_h", 1e-3, 1e6, "h"},
+    // A calendar window: up to ten years (0: none).
+    {"lifecycle.window_h", 0, 87600, "h"},
     {"elastic.schedule.from_h", 0, 1e6, "h"},
     {"elastic.schedule.gpus", 1, net::max_gpus, "GPUs"},
     {"elastic.repeat_h", 1e-3, 1e6, "h"},
@@ -785,7 +787,7 @@ units::Seconds seconds_of(const Value& v) { return units::seconds(v.as_nonnegati
 
 LifecycleSpec parse_lifecycle(const Value& v) {
     Object o(v, {"provisioning_s", "staging_s", "restart", "resize_s", "checkpoint", "spot", "failures", "budget_usd",
-                 "budget_alert_fraction", "deadline_h"});
+                 "budget_alert_fraction", "deadline_h", "window_h"});
     LifecycleSpec l;
     l.notice = units::seconds(-1);
     if (auto x = o.get("provisioning_s")) l.provisioning = seconds_of(*x);
@@ -837,6 +839,10 @@ LifecycleSpec parse_lifecycle(const Value& v) {
         l.budget_alert_fraction = x->as_fraction();
     }
     if (auto x = o.get("deadline_h")) l.deadline_h = x->as_positive_number();
+    if (auto x = o.get("window_h")) {
+        l.window_h = x->as_nonnegative_number();  // 0: none, so that a sweep can compare both readings
+        if (l.window_h > 0 && o.has("deadline_h")) x->fail("a calendar window has no deadline: drop 'deadline_h' or 'window_h'");
+    }
     return l;
 }
 

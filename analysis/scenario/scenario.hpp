@@ -175,6 +175,9 @@ struct LifecycleSpec {
     double budget_usd = 0;
     double budget_alert_fraction = 0.8;
     double deadline_h = 0;
+    // > 0: simulate this calendar period from the start and report the work done in it,
+    // instead of the time a fixed amount of work takes (`workload`'s amount is then unused).
+    double window_h = 0;
 };
 
 // One step of an elastic schedule; its parallel layout is checked at its GPU count.

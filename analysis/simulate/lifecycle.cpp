@@ -36,6 +36,11 @@ public:
         schedule_resize(0);
         if (p_.trace && p_.trace->removals() > 0) start_trace();
         schedule_budget();
+        if (p_.window > 0)
+            eng_.schedule_at(p_.window, [this] {
+                leave_current_state();
+                finish_run();
+            }, k_stop);
         // The give-up horizon, within the clock's span so that a run that cannot finish
         // always ends.
         const double horizon = std::min(4e18, std::max(1.0, p_.horizon_factor) *
@@ -51,7 +56,8 @@ public:
         accrue();
         close_all_leases();
         out_.time = end_;
-        out_.trained_fraction = out_.finished || p_.work <= 0 ? 1.0 : std::min(1.0, done_ / static_cast<double>(p_.work));
+        out_.trained_fraction = out_.finished || p_.work <= 0 || p_.window > 0 ? 1.0 : std::min(1.0, done_ / static_cast<double>(p_.work));
+        out_.work_done = done_;
         out_.deadline_met = out_.finished && (p_.deadline == 0 || end_ <= p_.deadline);
         switch (p_.billing) {
         case Billing::on_demand: break;  // summed per lease
@@ -145,8 +151,10 @@ private:
         state_ = State::working;
         seg_start_ = eng_.now();
         const double speed = phase().speed;
-        const auto finish =
-            eng_.now() + static_cast<sim::Time>(std::ceil(std::max(0.0, static_cast<double>(p_.work) - done_) / speed));
+        // Beyond the clock's span (a window's unbounded work at a slow phase) the segment
+        // never ends by itself: another event (the window, the horizon) ends it first.
+        const double left_ns = std::ceil(std::max(0.0, static_cast<double>(p_.work) - done_) / speed);
+        const auto finish = eng_.now() + static_cast<sim::Time>(std::min(left_ns, 4e18 - static_cast<double>(eng_.now())));
         sim::Time next = finish;
         bool ckpt = false;
         if (p_.checkpoint_interval > 0) {

@@ -61,6 +61,9 @@ struct LifecyclePlan {
     double budget_usd = 0;                  // 0: no budget
     double alert_fraction = 0.8;            // alert when this share of the budget is spent
     sim::Time deadline = 0;                 // 0: none
+    // > 0: a calendar window. The run ends at `window` whatever the work done (`work` should
+    // then exceed what the window can hold); the outcome reports the work done in it.
+    sim::Time window = 0;
     // A run that has not finished after this many times its work is given up (it never would
     // finish if interruptions come faster than checkpoints save work).
     double horizon_factor = 100.0;
@@ -79,6 +82,7 @@ struct LifecycleOutcome {
     int preemptions = 0, failures = 0, checkpoints = 0, resizes = 0, restarts = 0;
     double lost_work_s = 0;                 // work redone, seconds at speed 1
     double trained_fraction = 1;            // of the work, done when the run ended (1: finished)
+    double work_done = 0;                   // ns of work at speed 1 done by the end
     double checkpoint_s = 0, restart_s = 0, capacity_wait_s = 0;
     std::uint64_t events = 0;
     std::uint64_t fingerprint = 0;

@@ -264,6 +264,7 @@ TEST_CASE("a run that does not fit has null times and costs, and no lifecycle or
       },
       "time_to_train_s": null,
       "cost_usd": null,
+      "cost_per_sample_usd": null,
       "billed_s": null,
       "throughput_samples_per_s": null,
       "throughput_tokens_per_s": null,

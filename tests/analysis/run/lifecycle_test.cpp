@@ -364,3 +364,29 @@ TEST_CASE("a budget that runs out stops the run part-way and says how far it got
     CHECK(half.status == "stopped by budget at 50%");
     CHECK(half.cost_usd == doctest::Approx(full.cost_usd / 2).epsilon(0.001));
 }
+
+TEST_CASE("a calendar window runs for its length and reports the work it held") {
+    analysis::ScenarioDraft d{"window", {}};
+    d.set("schema", std::int64_t{1}).set("name", std::string("w"))
+        .set("workload.model", std::string("bert-large")).set("workload.precision", std::string("fp16"))
+        .set("workload.seq_len", std::int64_t{512}).set("workload.batch_per_gpu", std::int64_t{32})
+        .set("workload.dataset_samples", std::int64_t{1000000}).set("workload.epochs", std::int64_t{1})
+        .set("cluster.gpu", std::string("a100-sxm4-80gb")).set("cluster.gpus", std::int64_t{8})
+        .set("pricing.usd_per_gpu_hour", 4.0).set("pricing.billing_increment_s", std::int64_t{1})
+        .set("pricing.minimum_billed_s", std::int64_t{0}).set("lifecycle.window_h", 10.0);
+    const auto r = analysis::run_scenario(analysis::compile_scenario(d));
+    REQUIRE(r.fits);
+    CHECK(r.status == "done");
+    CHECK(r.time_to_train_s == doctest::Approx(36000.0));
+    // No start-up, no interruptions: ten hours at the steady rate, 8 GPUs at 4 USD/h.
+    CHECK(r.samples == doctest::Approx(36000.0 * r.throughput_samples_per_s).epsilon(1e-6));
+    CHECK(r.cost_usd == doctest::Approx(10 * 8 * 4.0));
+    CHECK(r.cost_per_sample_usd == doctest::Approx(r.cost_usd / r.samples));
+    CHECK(r.lifecycle.window_h == 10.0);
+    // A window of half the fixed-work run holds half its samples.
+    d.set("lifecycle.window_h", 0.0);
+    const auto full = analysis::run_scenario(analysis::compile_scenario(d));
+    d.set("lifecycle.window_h", full.time_to_train_s / 2 / 3600);
+    const auto half = analysis::run_scenario(analysis::compile_scenario(d));
+    CHECK(half.samples == doctest::Approx(full.samples / 2).epsilon(0.001));
+}
