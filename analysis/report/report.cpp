@@ -13,13 +13,30 @@
 
 namespace rentsim::analysis {
 
-std::string human_duration(double s) {
-    if (s >= 2 * 86400.0) return fmt::format("{:.2f} d", s / 86400.0);
-    if (s >= 2 * 3600.0) return fmt::format("{:.2f} h", s / 3600.0);
-    if (s >= 120.0) return fmt::format("{:.1f} min", s / 60.0);
-    if (s >= 1.0) return fmt::format("{:.1f} s", s);
-    return fmt::format("{:.1f} ms", s * 1e3);
+namespace {
+
+// A unit of time for display: seconds per unit, its name and the decimals shown.
+struct TimeUnit {
+    double seconds;
+    const char* name;
+    int decimals;
+};
+
+// The unit human_duration gives `s`: days from 2 days, hours from 2 hours, minutes from 2
+// minutes, then seconds and milliseconds.
+TimeUnit time_unit(double s) {
+    if (s >= 2 * 86400.0) return {86400.0, "d", 2};
+    if (s >= 2 * 3600.0) return {3600.0, "h", 2};
+    if (s >= 120.0) return {60.0, "min", 1};
+    if (s >= 1.0) return {1.0, "s", 1};
+    return {1e-3, "ms", 1};
 }
+
+std::string in_unit(double s, const TimeUnit& u) { return fmt::format("{:.{}f} {}", s / u.seconds, u.decimals, u.name); }
+
+}  // namespace
+
+std::string human_duration(double s) { return in_unit(s, time_unit(s)); }
 
 namespace {
 
@@ -227,7 +244,9 @@ constexpr Column columns[] = {
     {"cost p5-p95", replicated, Cell::usd_range, Cell::dash, {"replications.cost_usd.p5", "replications.cost_usd.p95"}},
 };
 
-std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Result& r) {
+// `unit`: the time unit of the column, chosen once from its largest value so that a column
+// never mixes hours and days.
+std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Result& r, const TimeUnit& unit) {
     std::array<FieldValue, 3> v;
     bool null = false;
     for (std::size_t i = 0; i < f.size(); ++i)
@@ -251,9 +270,11 @@ std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Re
     if (null) return "-";
     switch (how) {
         case Cell::count_or_dash: return text(v[0]);
-        case Cell::duration: return human_duration(x(0));
-        case Cell::duration_accuracy: return duration_with_accuracy(x(0), r.accuracy);
-        case Cell::duration_or_dash: return x(0) > 0 ? human_duration(x(0)) : "-";
+        case Cell::duration: return in_unit(x(0), unit);
+        case Cell::duration_accuracy:
+            return in_unit(x(0), unit) +
+                   (r.accuracy.check_rows > 0 ? fmt::format(" ±{:.0f}%", 100 * r.accuracy.median_error) : " (unvalidated)");
+        case Cell::duration_or_dash: return x(0) > 0 ? in_unit(x(0), unit) : "-";
         case Cell::usd: return usd(x(0));
         case Cell::fixed1: return fmt::format("{:.1f}", x(0));
         case Cell::milliseconds: return fmt::format("{:.1f}", x(0) * 1e3);
@@ -261,7 +282,7 @@ std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Re
         case Cell::percent1: return fmt::format("{:.1f}%", x(0) * 100);
         case Cell::percent0: return fmt::format("{:.0f}%", 100 * x(0));
         case Cell::sum1: return fmt::format("{:.1f}", x(0) + x(1) + x(2));
-        case Cell::duration_range: return human_duration(x(0)) + " - " + human_duration(x(1));
+        case Cell::duration_range: return in_unit(x(0), unit) + " - " + in_unit(x(1), unit);
         case Cell::usd_range: return usd(x(0)) + " - " + usd(x(1));
         case Cell::memory_of: return fmt::format("{:.1f}/{:.0f}", x(0), x(1));
         case Cell::whole: return fmt::format("{:.0f}", x(0));
@@ -288,7 +309,14 @@ std::string format_results_text(const std::vector<Result>& results) {
         for (std::size_t i = 0; i < f.size(); ++i)
             if (!c.fields[i].empty()) f[i] = &field(c.fields[i]);
         rows[0].emplace_back(c.header);
-        for (std::size_t i = 0; i < results.size(); ++i) rows[i + 1].push_back(cell(c, f, results[i]));
+        // One time unit per column, from its largest value.
+        double largest = 0;
+        for (const auto& r : results)
+            for (std::size_t k = 0; k < f.size(); ++k)
+                if (f[k] && f[k]->get && r.fits)
+                    if (const auto v = f[k]->get(r); std::holds_alternative<double>(v)) largest = std::max(largest, std::get<double>(v));
+        const TimeUnit unit = time_unit(largest);
+        for (std::size_t i = 0; i < results.size(); ++i) rows[i + 1].push_back(cell(c, f, results[i], unit));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
