@@ -55,7 +55,7 @@ constexpr int kMaxReplications = 100000;
 constexpr int kMaxJobs = 1024;
 
 struct RunOptions {
-    std::string file, out, csv;
+    std::string file, out, csv, markdown;
     int jobs = 0;            // 0: all cores
     int replications = 0;
     std::int64_t seed = -1;  // -1: the scenario's
@@ -230,6 +230,7 @@ int run_command(const RunOptions& o) {
     std::vector<analysis::OutputFile> outputs;
     if (!o.out.empty()) outputs.push_back({o.out, analysis::results_to_json(results)});
     if (!o.csv.empty()) outputs.push_back({o.csv, analysis::results_to_csv(results)});
+    if (!o.markdown.empty()) outputs.push_back({o.markdown, analysis::results_to_markdown(results)});
     try {
         if (!outputs.empty()) analysis::write_files_together(outputs);
     } catch (...) {
@@ -478,6 +479,7 @@ int main(int argc, char** argv) {
         cmd->add_option("file", o.file, "scenario JSON file")->required();
         cmd->add_option("--out", o.out, "write results as JSON");
         cmd->add_option("--csv", o.csv, "write results as CSV");
+        cmd->add_option("--markdown", o.markdown, "write the comparison table as Markdown (for a pull-request comment)");
         cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
         cmd->add_option("--replications", o.replications, "independent replications of the run's random events");
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");

@@ -293,15 +293,11 @@ std::string cell(const Column& c, const std::array<const Field*, 3>& f, const Re
 
 }  // namespace
 
-std::string format_results_text(const std::vector<Result>& results) {
-    if (results.size() == 1 && results[0].point.empty()) return single(results[0]);
-    std::string o = results.empty() ? std::string() : results[0].name + "\n";
-    // Values taken from catalog instances, once each (a sweep over instances lists several).
-    std::vector<std::string> instances;
-    for (const auto& r : results)
-        if (!r.from_instance.empty() && std::find(instances.begin(), instances.end(), r.from_instance) == instances.end())
-            instances.push_back(r.from_instance);
-    for (const auto& i : instances) o += "from instance " + i + "\n";
+namespace {
+
+// The comparison table's cells: a header row, then one row per result; columns as `columns`
+// says, those of no point left out.
+std::vector<std::vector<std::string>> table_rows(const std::vector<Result>& results) {
     std::vector<std::vector<std::string>> rows(results.size() + 1);
     for (const Column& c : columns) {
         if (c.shown && std::none_of(results.begin(), results.end(), c.shown)) continue;
@@ -318,6 +314,46 @@ std::string format_results_text(const std::vector<Result>& results) {
         const TimeUnit unit = time_unit(largest);
         for (std::size_t i = 0; i < results.size(); ++i) rows[i + 1].push_back(cell(c, f, results[i], unit));
     }
+    return rows;
+}
+
+}  // namespace
+
+std::string results_to_markdown(const std::vector<Result>& results) {
+    const auto rows = table_rows(results);
+    // `|` would end a cell: sweep labels of JSON values never hold one, but notes might.
+    const auto escaped = [](std::string x) {
+        for (std::size_t i = x.find('|'); i != std::string::npos; i = x.find('|', i + 2)) x.replace(i, 1, "\\|");
+        return x;
+    };
+    std::string o = results.empty() ? std::string() : "**" + escaped(results[0].name) + "**\n\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        o += "|";
+        for (const auto& c : rows[i]) o += " " + escaped(c) + " |";
+        o += "\n";
+        if (i == 0) {
+            o += "|";
+            for (std::size_t c = 0; c < rows[i].size(); ++c) o += c == 0 ? "---|" : "---:|";
+            o += "\n";
+        }
+    }
+    std::string notes;
+    for (const auto& r : results)
+        if (!r.fits && !r.note.empty()) notes += "- " + escaped(r.point.empty() ? r.name : r.point) + ": " + escaped(r.note) + "\n";
+    if (!notes.empty()) o += "\n" + notes;
+    return o;
+}
+
+std::string format_results_text(const std::vector<Result>& results) {
+    if (results.size() == 1 && results[0].point.empty()) return single(results[0]);
+    std::string o = results.empty() ? std::string() : results[0].name + "\n";
+    // Values taken from catalog instances, once each (a sweep over instances lists several).
+    std::vector<std::string> instances;
+    for (const auto& r : results)
+        if (!r.from_instance.empty() && std::find(instances.begin(), instances.end(), r.from_instance) == instances.end())
+            instances.push_back(r.from_instance);
+    for (const auto& i : instances) o += "from instance " + i + "\n";
+    const auto rows = table_rows(results);
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());

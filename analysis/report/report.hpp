@@ -14,6 +14,9 @@ namespace rentsim::analysis {
 std::string format_results_text(const std::vector<Result>& results);
 std::string results_to_json(const std::vector<Result>& results);
 std::string results_to_csv(const std::vector<Result>& results);
+// The comparison table as GitHub-flavoured Markdown, for a pull-request comment: the same
+// columns and cells as the console table, and the notes of points without figures.
+std::string results_to_markdown(const std::vector<Result>& results);
 // "2.50 h", "41.3 min", "12.0 s"
 std::string human_duration(double seconds);
 
