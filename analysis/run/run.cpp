@@ -309,6 +309,7 @@ Result identity(const Scenario& s) {
     r.precision = std::string(compute::to_string(w.precision));
     r.framework = w.framework;
     r.attention = w.attention == work::AttentionKind::flash ? "flash" : "unfused";
+    r.network_model = std::string(network_model_registry().name_of(s.cluster.network_model));
     r.gpus = s.cluster.gpus;
     r.samples = w.samples;
     r.from_instance = s.cluster.from_instance;

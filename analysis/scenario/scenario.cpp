@@ -496,7 +496,7 @@ std::filesystem::path scenario_folder(const std::string& file) {
 
 ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>& priced, ClusterKeys& given) {
     Object o(v, {"gpu", "gpus", "nodes", "instance", "gpus_per_node", "intra_node", "inter_node", "topology",
-                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm"});
+                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm", "network_model"});
     ClusterSpec c;
     given = {o.has("gpu"), o.has("gpus"), o.has("gpus_per_node"), o.has("intra_node"), o.has("inter_node"),
              o.has("topology")};
@@ -570,6 +570,14 @@ ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>&
     }
     if (auto x = o.get("nodes_per_leaf")) t.nodes_per_leaf = positive_int(*x);
     if (auto x = o.get("collective_algorithm")) c.collective_algorithm = x->as(net::algorithm_registry());
+    if (auto x = o.get("network_model")) c.network_model = x->as(network_model_registry());
+    // The flow level moves rings (the planner asks for no all-to-all): tree, hierarchical,
+    // direct and NVLS have no flow-level form, and pricing them as rings would hide the swap.
+    if (c.network_model == NetworkModel::flow && c.collective_algorithm != net::Algorithm::automatic &&
+        c.collective_algorithm != net::Algorithm::ring)
+        o.at("collective_algorithm")
+            .fail("network_model 'flow' simulates rings: expected 'auto' or 'ring', got '" +
+                  std::string(net::to_string(c.collective_algorithm)) + "'");
     std::optional<Value> preset_at = o.get("topology");
     if (preset_at) {
         t.preset = std::string(preset_at->as(net::topology_registry())->name);
@@ -1080,6 +1088,14 @@ const Registry<LayoutObjective>& layout_objective_registry() {
     static const Registry<LayoutObjective> r{"layout objective",
                                              {{"time", LayoutObjective::time, "the fastest optimizer step"},
                                               {"cost", LayoutObjective::cost, "the cheapest run: time x GPUs x price"}}};
+    return r;
+}
+
+const Registry<NetworkModel>& network_model_registry() {
+    static const Registry<NetworkModel> r{
+        "network model",
+        {{"analytic", NetworkModel::analytic, "each collective priced by the analytic model (models/network)"},
+         {"flow", NetworkModel::flow, "each collective simulated alone at flow level on the cluster's topology (rings)"}}};
     return r;
 }
 

@@ -38,6 +38,15 @@ using price::PlanKind;
 enum class LayoutObjective { time, cost };
 const Registry<LayoutObjective>& layout_objective_registry();
 
+// How a run prices its collectives (`cluster.network_model`): the analytic model
+// (models/network), or the flow level (analysis/simulate/flow_collectives), each collective
+// alone on the cluster's topology with the ranks it uses. The flow level moves rings (direct
+// transfers for all-to-all), so the loader accepts only `collective_algorithm` auto or ring with
+// it; where the analytic model's automatic choice takes the double binary tree (large groups,
+// small messages) the two part by more than the sharing of links.
+enum class NetworkModel { analytic, flow };
+const Registry<NetworkModel>& network_model_registry();
+
 // The parallel layout. With `search` ("parallelism": "auto", or {"auto": true}, or a GPT-family
 // model with `global_batch`, no `parallelism` block and no elastic schedule) the run layer
 // chooses tp, pp, virtual stages, cp, dp, micro-batch, recomputation and ZeRO stage with the
@@ -89,6 +98,7 @@ struct ClusterSpec {
     int gpus_per_node = 8;
     net::TopologySpec topology;      // the network the cluster describes (preset or explicit)
     net::Algorithm collective_algorithm = net::Algorithm::automatic;
+    NetworkModel network_model = NetworkModel::analytic;
     compute::Calibration calibration;  // the shipped one, or the file the scenario names
     std::string calibration_file;    // that file, resolved against the scenario's folder; empty: shipped
     // Values taken from a catalog instance rather than written in the scenario, for the
