@@ -37,6 +37,7 @@
 #include "analysis/studies/breakeven.hpp"
 #include "analysis/studies/calibrate.hpp"
 #include "analysis/studies/collective.hpp"
+#include "analysis/studies/fabric.hpp"
 #include "analysis/studies/validate.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/network/network.hpp"
@@ -270,6 +271,13 @@ int calibrate_command(const CalibrateOptions& o) {
     return 0;
 }
 
+// Jobs sharing one cluster's fabric, alone and together at flow level.
+int fabric_command(const std::string& file) {
+    const analysis::FabricSpec spec = analysis::load_fabric(file);
+    std::cout << analysis::format_fabric(spec, analysis::run_fabric(spec));
+    return 0;
+}
+
 struct CollectiveOptions {
     std::string op = "all-reduce", size = "8:1GiB", topology, scenario, algorithm = "auto", model = "analytic", out;
     int gpus = 0;
@@ -480,6 +488,11 @@ int main(int argc, char** argv) {
                             " (default analytic; flow: flow-level simulation of the collective alone)");
     col_cmd->add_option("--out", col.out, "write the rows as JSON");
 
+    std::string fabric_file;
+    auto* fabric_cmd = app.add_subcommand(
+        "fabric", "jobs sharing one cluster's fabric: each job's collectives alone and together, at flow level");
+    fabric_cmd->add_option("file", fabric_file, "fabric JSON file: a cluster block and a list of jobs")->required();
+
     ValidateOptions val;
     auto* val_cmd = app.add_subcommand("validate", "predict every row of a measurement file and report the errors");
     val_cmd->add_option("file", val.file, "measurement CSV (layout of models/compute/measurements/measured.csv)")
@@ -526,6 +539,7 @@ int main(int argc, char** argv) {
         else if (*list_cmd) status = list_command(topic);
         else if (*cal_cmd) status = calibrate_command(cal);
         else if (*col_cmd) status = collective_command(col);
+        else if (*fabric_cmd) status = fabric_command(fabric_file);
         else if (*val_cmd) status = validate_command(val);
         else if (*be_cmd) status = breakeven_command(be);
         return finish_stdout(status);

@@ -1242,6 +1242,81 @@ Scenario compile_scenario(const ScenarioDraft& draft) {
     return parse_one(j, src);
 }
 
+const Registry<Placement>& placement_registry() {
+    static const Registry<Placement> r{
+        "placement",
+        {{"block", Placement::block, "each job on the next free nodes, in order"},
+         {"interleaved", Placement::interleaved, "the nodes dealt to the jobs in turn, one each"}}};
+    return r;
+}
+
+namespace {
+
+// A fabric file's own numbers; its cluster block takes the scenario ranges.
+constexpr NumberRange fabric_ranges_table[] = {
+    {"schema", 0, 1e9, ""},
+    {"jobs.nodes", 1, 8192, "nodes"},
+    {"jobs.size_mib", 1e-6, 1048576, "MiB"},
+    {"jobs.count", 1, 10000, "collectives"},
+    {"jobs.gap_ms", 0, 3.6e6, "ms"},
+};
+
+}  // namespace
+
+FabricSpec parse_fabric(const std::string& text, const std::string& file) {
+    const Json root = parse_json_text(text, file);
+    const JsonSource src{file, {}, fabric_ranges_table};
+    const Value top(root, "", src);
+    if (!root.is_object()) top.fail("expected a fabric object, got " + std::string(root.is_array() ? "an array" : root.dump()));
+    Object o(top, {"schema", "name", "description", "cluster", "placement", "jobs"});
+    const Value schema = o.at("schema");
+    if (schema.as_int() != 1) schema.fail("unsupported schema " + schema.json().dump() + "; this rentsim reads schema 1");
+    FabricSpec f;
+    f.file = file;
+    f.name = o.at("name").as_string();
+    if (auto x = o.get("description")) (void)x->as_string();
+    (void)o.at("cluster");
+    const JsonSource cluster_src{file, {}, scenario_ranges_table};
+    ClusterKeys given;
+    f.cluster = parse_cluster(Value(root.at("cluster"), "/cluster", cluster_src), std::nullopt, given);
+    if (auto x = o.get("placement")) f.placement = x->as(placement_registry());
+
+    const Value jobs_at = o.at("jobs");
+    const std::vector<Value> jobs = jobs_at.as_array();
+    if (jobs.empty()) jobs_at.fail("expected at least one job");
+    const int gpn = f.cluster.gpus_per_node;
+    int nodes = 0;
+    for (const Value& v : jobs) {
+        Object j(v, {"name", "nodes", "op", "size_mib", "count", "gap_ms"});
+        FabricJobSpec job;
+        job.name = j.at("name").as_string();
+        for (const auto& other : f.jobs)
+            if (other.name == job.name) j.at("name").fail("a job named '" + job.name + "' comes earlier: names must differ");
+        const Value nodes_at = j.at("nodes");
+        job.nodes = static_cast<int>(nodes_at.as_positive_int());
+        if (job.nodes * gpn < 2)
+            nodes_at.fail("expected a job of at least 2 GPUs, got " + str(job.nodes) + " node of " + str(gpn) + " GPU");
+        nodes += job.nodes;
+        if (static_cast<std::int64_t>(nodes) * gpn > f.cluster.gpus)
+            nodes_at.fail("the jobs so far need " + str(nodes) + " nodes of " + str(gpn) + " GPUs; the cluster has " +
+                          str(f.cluster.gpus) + " GPUs");
+        job.op = j.at("op").as(net::collective_registry());
+        job.bytes = units::Bytes{j.at("size_mib").as_positive_number() * 1024.0 * 1024.0};
+        if (auto x = j.get("count")) job.count = static_cast<int>(x->as_positive_int());
+        if (auto x = j.get("gap_ms")) job.gap = units::seconds(x->as_nonnegative_number() * 1e-3);
+        f.jobs.push_back(std::move(job));
+    }
+    return f;
+}
+
+FabricSpec load_fabric(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_fabric(ss.str(), path);
+}
+
 ScenarioSet load_scenarios(const std::string& path, const Overrides& overrides) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", "cannot open file");

@@ -245,6 +245,35 @@ ScenarioSet load_scenarios(const std::string& path, const Overrides& overrides =
 // `file` names the text in messages and is the base of relative paths.
 ScenarioSet parse_scenarios(const std::string& text, const std::string& file, const Overrides& overrides = {});
 
+// `rentsim fabric`: jobs sharing one cluster's fabric, each a stream of one collective over
+// whole nodes. Placement deals the cluster's nodes to the jobs: `block` gives each job the next
+// free nodes in order, `interleaved` one node to each job in turn (node 0 to the first, node 1
+// to the second, ...), so that interleaved jobs cross the same leaf uplinks.
+enum class Placement { block, interleaved };
+const Registry<Placement>& placement_registry();
+
+struct FabricJobSpec {
+    std::string name;
+    int nodes = 1;                       // whole nodes of the cluster
+    net::Collective op = net::Collective::all_reduce;
+    units::Bytes bytes{0.0};             // nccl-tests size (`size_mib`)
+    int count = 1;                       // collectives in the stream, one after another
+    units::Seconds gap{0.0};             // compute between one collective's end and the next (`gap_ms`)
+};
+
+struct FabricSpec {
+    std::string file, name;
+    ClusterSpec cluster;                 // the `cluster` block, read as a scenario's (its network_model does not apply)
+    Placement placement = Placement::block;
+    std::vector<FabricJobSpec> jobs;     // their nodes add up to at most the cluster's
+};
+
+// {"schema": 1, "name", "description"?, "cluster": {...}, "placement"?, "jobs": [{"name",
+// "nodes", "op", "size_mib", "count"?, "gap_ms"?}, ...]}. Throws InputError naming the file and
+// JSON pointer on any problem, as load_scenarios does.
+FabricSpec load_fabric(const std::string& path);
+FabricSpec parse_fabric(const std::string& text, const std::string& file);
+
 
 
 }  // namespace rentsim::analysis
