@@ -365,8 +365,10 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
     // candidate's step is simulated (a few steps reach the periodic state).
     const bool input_pipeline = s.data.workers_per_gpu > 0;
     const double usd_per_gpu_s = s.pricing.usd_per_gpu_hour / 3600.0;
+    // A flow-level scenario's candidates share their collectives' prices (same groups, same sizes).
+    FlowPrices flow_prices(network);
     const auto evaluate = [&](const Layout& l) {
-        const StepPlan p = plan_step(s, s.cluster.gpus, network, &l);
+        const StepPlan p = plan_step(s, s.cluster.gpus, network, &l, &flow_prices);
         const double gib = units::gib(1).value;
         LayoutEval e;
         e.params_gib = p.memory.weights.value / gib;
