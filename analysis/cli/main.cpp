@@ -272,9 +272,11 @@ int calibrate_command(const CalibrateOptions& o) {
 }
 
 // Jobs sharing one cluster's fabric, alone and together at flow level.
-int fabric_command(const std::string& file) {
+int fabric_command(const std::string& file, const std::string& out) {
     const analysis::FabricSpec spec = analysis::load_fabric(file);
-    std::cout << analysis::format_fabric(spec, analysis::run_fabric(spec));
+    const auto results = analysis::run_fabric(spec);
+    if (!out.empty()) analysis::write_file_atomically(out, analysis::fabric_json(spec, results));
+    std::cout << analysis::format_fabric(spec, results);
     return 0;
 }
 
@@ -488,10 +490,11 @@ int main(int argc, char** argv) {
                             " (default analytic; flow: flow-level simulation of the collective alone)");
     col_cmd->add_option("--out", col.out, "write the rows as JSON");
 
-    std::string fabric_file;
+    std::string fabric_file, fabric_out;
     auto* fabric_cmd = app.add_subcommand(
         "fabric", "jobs sharing one cluster's fabric: each job's collectives alone and together, at flow level");
     fabric_cmd->add_option("file", fabric_file, "fabric JSON file: a cluster block and a list of jobs")->required();
+    fabric_cmd->add_option("--out", fabric_out, "write the jobs' times as JSON");
 
     ValidateOptions val;
     auto* val_cmd = app.add_subcommand("validate", "predict every row of a measurement file and report the errors");
@@ -539,7 +542,7 @@ int main(int argc, char** argv) {
         else if (*list_cmd) status = list_command(topic);
         else if (*cal_cmd) status = calibrate_command(cal);
         else if (*col_cmd) status = collective_command(col);
-        else if (*fabric_cmd) status = fabric_command(fabric_file);
+        else if (*fabric_cmd) status = fabric_command(fabric_file, fabric_out);
         else if (*val_cmd) status = validate_command(val);
         else if (*be_cmd) status = breakeven_command(be);
         return finish_stdout(status);

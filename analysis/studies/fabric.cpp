@@ -1,8 +1,10 @@
 #include "analysis/studies/fabric.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "analysis/simulate/flow_collectives.hpp"
 #include "models/network/network.hpp"
@@ -97,6 +99,31 @@ std::string format_fabric(const FabricSpec& spec, const std::vector<FabricJobRes
                            job.gap.value * 1e3, r.alone_s * 1e3, r.shared_s * 1e3, r.slowdown);
     }
     return out;
+}
+
+std::string fabric_json(const FabricSpec& spec, const std::vector<FabricJobResult>& results) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = 1;
+    doc["name"] = spec.name;
+    doc["placement"] = std::string(placement_registry().name_of(spec.placement));
+    doc["jobs"] = nlohmann::ordered_json::array();
+    for (std::size_t j = 0; j < results.size(); ++j) {
+        const FabricJobResult& r = results[j];
+        const FabricJobSpec& job = spec.jobs[j];
+        nlohmann::ordered_json o;
+        o["name"] = r.name;
+        o["gpus"] = r.gpus;
+        o["nodes"] = r.nodes;
+        o["op"] = std::string(net::to_string(job.op));
+        o["bytes"] = job.bytes.value;
+        o["count"] = job.count;
+        o["gap_s"] = job.gap.value;
+        o["alone_s"] = r.alone_s;
+        o["shared_s"] = r.shared_s;
+        o["slowdown"] = r.slowdown;
+        doc["jobs"].push_back(std::move(o));
+    }
+    return doc.dump(2) + "\n";
 }
 
 }  // namespace rentsim::analysis

@@ -28,5 +28,8 @@ std::vector<FabricJobResult> run_fabric(const FabricSpec& spec);
 
 // A table: the cluster, then one line per job (GPUs, nodes, collective, times, slowdown).
 std::string format_fabric(const FabricSpec& spec, const std::vector<FabricJobResult>& results);
+// The same as JSON (schema 1): {"schema", "name", "placement", "jobs": [{"name", "gpus",
+// "nodes", "op", "bytes", "count", "gap_s", "alone_s", "shared_s", "slowdown"}]}.
+std::string fabric_json(const FabricSpec& spec, const std::vector<FabricJobResult>& results);
 
 }  // namespace rentsim::analysis
