@@ -37,6 +37,7 @@
 #include "analysis/studies/breakeven.hpp"
 #include "analysis/studies/calibrate.hpp"
 #include "analysis/studies/collective.hpp"
+#include "analysis/studies/fabric.hpp"
 #include "analysis/studies/validate.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/network/network.hpp"
@@ -303,6 +304,15 @@ int calibrate_command(const CalibrateOptions& o) {
     return 0;
 }
 
+// Jobs sharing one cluster's fabric, alone and together at flow level.
+int fabric_command(const std::string& file, const std::string& out) {
+    const analysis::FabricSpec spec = analysis::load_fabric(file);
+    const auto results = analysis::run_fabric(spec);
+    if (!out.empty()) analysis::write_file_atomically(out, analysis::fabric_json(spec, results));
+    std::cout << analysis::format_fabric(spec, results);
+    return 0;
+}
+
 struct CollectiveOptions {
     std::string op = "all-reduce", size = "8:1GiB", topology, scenario, algorithm = "auto", model = "analytic", out;
     int gpus = 0;
@@ -519,6 +529,12 @@ int main(int argc, char** argv) {
                             " (default analytic; flow: flow-level simulation of the collective alone)");
     col_cmd->add_option("--out", col.out, "write the rows as JSON");
 
+    std::string fabric_file, fabric_out;
+    auto* fabric_cmd = app.add_subcommand(
+        "fabric", "jobs sharing one cluster's fabric: each job's collectives alone and together, at flow level");
+    fabric_cmd->add_option("file", fabric_file, "fabric JSON file: a cluster block and a list of jobs")->required();
+    fabric_cmd->add_option("--out", fabric_out, "write the jobs' times as JSON");
+
     ValidateOptions val;
     auto* val_cmd = app.add_subcommand("validate", "predict every row of a measurement file and report the errors");
     val_cmd->add_option("file", val.file, "measurement CSV (layout of models/compute/measurements/measured.csv)")
@@ -565,6 +581,7 @@ int main(int argc, char** argv) {
         else if (*list_cmd) status = list_command(topic);
         else if (*cal_cmd) status = calibrate_command(cal);
         else if (*col_cmd) status = collective_command(col);
+        else if (*fabric_cmd) status = fabric_command(fabric_file, fabric_out);
         else if (*val_cmd) status = validate_command(val);
         else if (*be_cmd) status = breakeven_command(be);
         return finish_stdout(status);

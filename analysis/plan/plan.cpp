@@ -5,8 +5,12 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
 #include <utility>
 
+#include "analysis/simulate/flow_collectives.hpp"
 #include "models/compute/gpu_model.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/pricing/billing.hpp"
@@ -20,6 +24,7 @@ namespace {
 constexpr double ddp_first_bucket_bytes = 1.0 * 1024 * 1024;
 
 sim::Time ns(units::Seconds s) { return sim::ceil_seconds(s.value); }
+
 
 // Fills the trainer plan's input pipeline from the scenario's `data` block, for `gpus` GPUs
 // of which `dp` replicas read distinct batches.
@@ -108,6 +113,29 @@ InputPlan plan_input(const Scenario& s, int gpus, int micro, int dp, TrainingPla
 
 }  // namespace
 
+FlowPrices::FlowPrices(const net::Network& network) : network_(network) {}
+
+net::CollectiveEstimate FlowPrices::price(net::Collective op, units::Bytes bytes, int count, int stride) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto [it, fresh] = priced_.try_emplace({op, bytes.value, count, stride});
+    if (!fresh) return it->second;
+    FlowJob job;
+    job.op = op;
+    job.bytes = bytes;
+    job.ranks.resize(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) job.ranks[static_cast<std::size_t>(i)] = i * stride;
+    const FlowJobResult flow = simulate_flow_collectives(network_, std::span<const FlowJob>(&job, 1)).front();
+    // The protocol is the analytic model's pick for the same call, as the flow level uses it.
+    const net::Algorithm algo = op == net::Collective::all_to_all ? net::Algorithm::direct : net::Algorithm::ring;
+    net::CollectiveEstimate e = network_.collective(op, bytes, job.ranks, algo);
+    e.time = flow.duration;
+    e.channels = flow.channels;
+    e.algbw_gbps = flow.duration.value > 0 ? bytes.value / flow.duration.value / 1e9 : 0.0;
+    e.busbw_gbps = e.algbw_gbps * net::busbw_factor(op, count);
+    it->second = e;
+    return e;
+}
+
 std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
                                          const std::vector<units::Seconds>& bwd, int stages) {
     const std::size_t n = fwd.size(), k = static_cast<std::size_t>(stages);
@@ -166,7 +194,8 @@ net::Network cluster_network(const Scenario& s, int gpus) {
     return net::Network(net::build_topology(t));
 }
 
-StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout) {
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout,
+                   FlowPrices* flow_prices) {
     const auto& w = s.workload;
     Parallelism par = w.parallelism;
     int micro_given = w.micro_batch;
@@ -232,6 +261,11 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     const compute::StepCost& step = r.step;
 
     const net::Algorithm algorithm = s.cluster.collective_algorithm;
+    const bool flow = s.cluster.network_model == NetworkModel::flow;
+    // Flow-level prices: the caller's (shared by a layout search's candidates), else this step's.
+    std::optional<FlowPrices> own_prices;
+    if (flow && !flow_prices) own_prices.emplace(network);
+    FlowPrices* const flow_pricer = flow_prices ? flow_prices : own_prices ? &*own_prices : nullptr;
     // Megatron's rank order: tensor-parallel ranks adjacent (inside a node when tp <= GPUs per
     // node), then data-parallel, then pipeline stages: a data-parallel group is every tp-th
     // GPU, priced per NVLink domain rather than per rank.
@@ -242,7 +276,9 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     const auto dp_collective = [&](net::Collective op, double bytes) {
         if (replicas <= 1 || bytes <= 0) return net::CollectiveEstimate{};
         const auto [it, fresh] = dp_priced.try_emplace({op, bytes});
-        if (fresh)
+        if (fresh && flow)
+            it->second = flow_pricer->price(op, units::Bytes{bytes}, replicas, par.tp);
+        else if (fresh)
             it->second = par.tp > 1 ? network.collective_strided(op, units::Bytes{bytes}, replicas, par.tp, algorithm)
                                     : network.collective(op, units::Bytes{bytes}, replicas, algorithm);
         return it->second;
@@ -257,7 +293,8 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         const double kv_block = 2.0 * (model.seq_len / par.cp) * model.kv_heads * head_dim * micro *
                                 compute::activation_bytes(w.precision) / par.tp;
         const std::array<int, 2> pair{0, par.tp};
-        ring_step = network.collective(net::Collective::send_recv, units::Bytes{kv_block}, pair, algorithm).time;
+        ring_step = flow ? flow_pricer->price(net::Collective::send_recv, units::Bytes{kv_block}, 2, par.tp).time
+                         : network.collective(net::Collective::send_recv, units::Bytes{kv_block}, pair, algorithm).time;
     }
 
     // Per layer, one micro-batch: compute plus the tensor-parallel collectives on the critical path.
@@ -280,7 +317,12 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         if (par.tp <= 1 || l.tp_fwd_collectives + l.tp_bwd_collectives == 0) continue;
         if (l.tp_collective_bytes.value != cached_bytes) {
             cached_bytes = l.tp_collective_bytes.value;
-            if (cfg.sequence_parallel)
+            if (flow && cfg.sequence_parallel)
+                cached_time = flow_pricer->price(net::Collective::all_gather, l.tp_collective_bytes, par.tp, 1).time +
+                              flow_pricer->price(net::Collective::reduce_scatter, l.tp_collective_bytes, par.tp, 1).time;
+            else if (flow)
+                cached_time = flow_pricer->price(net::Collective::all_reduce, l.tp_collective_bytes, par.tp, 1).time;
+            else if (cfg.sequence_parallel)
                 cached_time = network.collective(net::Collective::all_gather, l.tp_collective_bytes, par.tp).time +
                               network.collective(net::Collective::reduce_scatter, l.tp_collective_bytes, par.tp).time;
             else
@@ -328,7 +370,9 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     units::Seconds p2p{};
     if (par.pp > 1) {
         const std::array<int, 2> pair{0, par.tp * replicas};
-        p2p = network.collective(net::Collective::send_recv, step.layers.front().boundary_bytes, pair).time *
+        const units::Bytes boundary = step.layers.front().boundary_bytes;
+        p2p = (flow ? flow_pricer->price(net::Collective::send_recv, boundary, 2, par.tp * replicas).time
+                    : network.collective(net::Collective::send_recv, boundary, pair).time) *
               par.virtual_stages;
     }
     units::Seconds micro_comm{}, slow_tp{};

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "analysis/plan/layout.hpp"
@@ -64,6 +67,23 @@ struct JobPlan {
 net::Network cluster_network(const Scenario& s);
 net::Network cluster_network(const Scenario& s, int gpus);
 
+// Flow-level prices (`cluster.network_model` "flow") of collectives over GPUs 0, stride, ...,
+// (count - 1) x stride of one network (a data-parallel group is every tp-th GPU in Megatron's
+// rank order, a pipeline or ring-attention transfer a pair), each simulated alone at flow level
+// (analysis/simulate/flow_collectives) and memoised by (op, bytes, count, stride): a step plan
+// asks for a handful, and the candidates of a layout search share many. The flow level moves
+// rings (direct transfers for all-to-all). Thread-safe; `network` must outlive it.
+class FlowPrices {
+public:
+    explicit FlowPrices(const net::Network& network);
+    net::CollectiveEstimate price(net::Collective op, units::Bytes bytes, int count, int stride);
+
+private:
+    const net::Network& network_;
+    std::mutex mutex_;
+    std::map<std::tuple<net::Collective, double, int, int>, net::CollectiveEstimate> priced_;
+};
+
 // The step at `gpus` GPUs (the cluster's, or an elastic step's) on that cluster's network.
 // `layout`, when given, replaces the scenario's tp, pp, virtual stages, cp, sequence
 // parallelism, recomputation, ZeRO stage and micro-batch (a candidate of the layout search);
@@ -71,7 +91,10 @@ net::Network cluster_network(const Scenario& s, int gpus);
 // holds at `gpus` (layout.hpp's rules); the scenario is not changed. A searched scenario
 // (Parallelism::search) planned without a layout gets its data-parallel placeholder: tp, pp
 // and cp 1, micro-batch 1 unless given, at least one micro-step.
-StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout = nullptr);
+// `flow_prices`, for a flow-level scenario, memoises its collectives across calls (on `network`);
+// without it the step keeps its own.
+StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, const Layout* layout = nullptr,
+                   FlowPrices* flow_prices = nullptr);
 
 // The whole job; `network` is the network of the scenario's cluster. Elastic steps build
 // their own networks. `layout` as plan_step's.

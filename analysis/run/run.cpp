@@ -322,6 +322,7 @@ Result identity(const Scenario& s) {
     r.precision = std::string(compute::to_string(w.precision));
     r.framework = w.framework;
     r.attention = w.attention == work::AttentionKind::flash ? "flash" : "unfused";
+    r.network_model = std::string(network_model_registry().name_of(s.cluster.network_model));
     r.gpus = s.cluster.gpus;
     r.samples = w.samples;
     r.from_instance = s.cluster.from_instance;
@@ -377,8 +378,10 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
     // candidate's step is simulated (a few steps reach the periodic state).
     const bool input_pipeline = s.data.workers_per_gpu > 0;
     const double usd_per_gpu_s = s.pricing.usd_per_gpu_hour / 3600.0;
+    // A flow-level scenario's candidates share their collectives' prices (same groups, same sizes).
+    FlowPrices flow_prices(network);
     const auto evaluate = [&](const Layout& l) {
-        const StepPlan p = plan_step(s, s.cluster.gpus, network, &l);
+        const StepPlan p = plan_step(s, s.cluster.gpus, network, &l, &flow_prices);
         const double gib = units::gib(1).value;
         LayoutEval e;
         e.params_gib = p.memory.weights.value / gib;

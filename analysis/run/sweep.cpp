@@ -99,7 +99,7 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 50 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
+static_assert(member_count<Result>() == 51 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
                   member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 32 &&
                   member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
@@ -113,6 +113,7 @@ void each_member(R& r, V&& v) {
     v("precision", r.precision);
     v("framework", r.framework);
     v("attention", r.attention);
+    v("network_model", r.network_model);
     v("gpus", r.gpus);
     v("tp", r.tp);
     v("pp", r.pp);

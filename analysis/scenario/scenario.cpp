@@ -498,7 +498,7 @@ std::filesystem::path scenario_folder(const std::string& file) {
 
 ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>& priced, ClusterKeys& given) {
     Object o(v, {"gpu", "gpus", "nodes", "instance", "gpus_per_node", "intra_node", "inter_node", "topology",
-                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm"});
+                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm", "network_model"});
     ClusterSpec c;
     given = {o.has("gpu"), o.has("gpus"), o.has("gpus_per_node"), o.has("intra_node"), o.has("inter_node"),
              o.has("topology")};
@@ -572,6 +572,14 @@ ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>&
     }
     if (auto x = o.get("nodes_per_leaf")) t.nodes_per_leaf = positive_int(*x);
     if (auto x = o.get("collective_algorithm")) c.collective_algorithm = x->as(net::algorithm_registry());
+    if (auto x = o.get("network_model")) c.network_model = x->as(network_model_registry());
+    // The flow level moves rings (the planner asks for no all-to-all): tree, hierarchical,
+    // direct and NVLS have no flow-level form, and pricing them as rings would hide the swap.
+    if (c.network_model == NetworkModel::flow && c.collective_algorithm != net::Algorithm::automatic &&
+        c.collective_algorithm != net::Algorithm::ring)
+        o.at("collective_algorithm")
+            .fail("network_model 'flow' simulates rings: expected 'auto' or 'ring', got '" +
+                  std::string(net::to_string(c.collective_algorithm)) + "'");
     std::optional<Value> preset_at = o.get("topology");
     if (preset_at) {
         t.preset = std::string(preset_at->as(net::topology_registry())->name);
@@ -1089,6 +1097,14 @@ const Registry<LayoutObjective>& layout_objective_registry() {
     return r;
 }
 
+const Registry<NetworkModel>& network_model_registry() {
+    static const Registry<NetworkModel> r{
+        "network model",
+        {{"analytic", NetworkModel::analytic, "each collective priced by the analytic model (models/network)"},
+         {"flow", NetworkModel::flow, "each collective simulated alone at flow level on the cluster's topology (rings)"}}};
+    return r;
+}
+
 std::span<const NumberRange> scenario_number_ranges() { return scenario_ranges_table; }
 
 std::string ranges_markdown(std::span<const NumberRange> ranges) {
@@ -1244,6 +1260,81 @@ Scenario compile_scenario(const ScenarioDraft& draft) {
     }
     const JsonSource src{draft.file, {}, scenario_ranges_table};
     return parse_one(j, src);
+}
+
+const Registry<Placement>& placement_registry() {
+    static const Registry<Placement> r{
+        "placement",
+        {{"block", Placement::block, "each job on the next free nodes, in order"},
+         {"interleaved", Placement::interleaved, "the nodes dealt to the jobs in turn, one each"}}};
+    return r;
+}
+
+namespace {
+
+// A fabric file's own numbers; its cluster block takes the scenario ranges.
+constexpr NumberRange fabric_ranges_table[] = {
+    {"schema", 0, 1e9, ""},
+    {"jobs.nodes", 1, 8192, "nodes"},
+    {"jobs.size_mib", 1e-6, 1048576, "MiB"},
+    {"jobs.count", 1, 10000, "collectives"},
+    {"jobs.gap_ms", 0, 3.6e6, "ms"},
+};
+
+}  // namespace
+
+FabricSpec parse_fabric(const std::string& text, const std::string& file) {
+    const Json root = parse_json_text(text, file);
+    const JsonSource src{file, {}, fabric_ranges_table};
+    const Value top(root, "", src);
+    if (!root.is_object()) top.fail("expected a fabric object, got " + std::string(root.is_array() ? "an array" : root.dump()));
+    Object o(top, {"schema", "name", "description", "cluster", "placement", "jobs"});
+    const Value schema = o.at("schema");
+    if (schema.as_int() != 1) schema.fail("unsupported schema " + schema.json().dump() + "; this rentsim reads schema 1");
+    FabricSpec f;
+    f.file = file;
+    f.name = o.at("name").as_string();
+    if (auto x = o.get("description")) (void)x->as_string();
+    (void)o.at("cluster");
+    const JsonSource cluster_src{file, {}, scenario_ranges_table};
+    ClusterKeys given;
+    f.cluster = parse_cluster(Value(root.at("cluster"), "/cluster", cluster_src), std::nullopt, given);
+    if (auto x = o.get("placement")) f.placement = x->as(placement_registry());
+
+    const Value jobs_at = o.at("jobs");
+    const std::vector<Value> jobs = jobs_at.as_array();
+    if (jobs.empty()) jobs_at.fail("expected at least one job");
+    const int gpn = f.cluster.gpus_per_node;
+    int nodes = 0;
+    for (const Value& v : jobs) {
+        Object j(v, {"name", "nodes", "op", "size_mib", "count", "gap_ms"});
+        FabricJobSpec job;
+        job.name = j.at("name").as_string();
+        for (const auto& other : f.jobs)
+            if (other.name == job.name) j.at("name").fail("a job named '" + job.name + "' comes earlier: names must differ");
+        const Value nodes_at = j.at("nodes");
+        job.nodes = static_cast<int>(nodes_at.as_positive_int());
+        if (job.nodes * gpn < 2)
+            nodes_at.fail("expected a job of at least 2 GPUs, got " + str(job.nodes) + " node of " + str(gpn) + " GPU");
+        nodes += job.nodes;
+        if (static_cast<std::int64_t>(nodes) * gpn > f.cluster.gpus)
+            nodes_at.fail("the jobs so far need " + str(nodes) + " nodes of " + str(gpn) + " GPUs; the cluster has " +
+                          str(f.cluster.gpus) + " GPUs");
+        job.op = j.at("op").as(net::collective_registry());
+        job.bytes = units::Bytes{j.at("size_mib").as_positive_number() * 1024.0 * 1024.0};
+        if (auto x = j.get("count")) job.count = static_cast<int>(x->as_positive_int());
+        if (auto x = j.get("gap_ms")) job.gap = units::seconds(x->as_nonnegative_number() * 1e-3);
+        f.jobs.push_back(std::move(job));
+    }
+    return f;
+}
+
+FabricSpec load_fabric(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_fabric(ss.str(), path);
 }
 
 ScenarioSet load_scenarios(const std::string& path, const Overrides& overrides) {

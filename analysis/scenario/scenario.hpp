@@ -38,6 +38,15 @@ using price::PlanKind;
 enum class LayoutObjective { time, cost };
 const Registry<LayoutObjective>& layout_objective_registry();
 
+// How a run prices its collectives (`cluster.network_model`): the analytic model
+// (models/network), or the flow level (analysis/simulate/flow_collectives), each collective
+// alone on the cluster's topology with the ranks it uses. The flow level moves rings (direct
+// transfers for all-to-all), so the loader accepts only `collective_algorithm` auto or ring with
+// it; where the analytic model's automatic choice takes the double binary tree (large groups,
+// small messages) the two part by more than the sharing of links.
+enum class NetworkModel { analytic, flow };
+const Registry<NetworkModel>& network_model_registry();
+
 // The parallel layout. With `search` ("parallelism": "auto", or {"auto": true}, or a GPT-family
 // model with `global_batch`, no `parallelism` block and no elastic schedule) the run layer
 // chooses tp, pp, virtual stages, cp, dp, micro-batch, recomputation and ZeRO stage with the
@@ -89,6 +98,7 @@ struct ClusterSpec {
     int gpus_per_node = 8;
     net::TopologySpec topology;      // the network the cluster describes (preset or explicit)
     net::Algorithm collective_algorithm = net::Algorithm::automatic;
+    NetworkModel network_model = NetworkModel::analytic;
     compute::Calibration calibration;  // the shipped one, or the file the scenario names
     std::string calibration_file;    // that file, resolved against the scenario's folder; empty: shipped
     // Values taken from a catalog instance rather than written in the scenario, for the
@@ -241,6 +251,35 @@ using Overrides = std::vector<std::pair<std::string, DraftValue>>;
 ScenarioSet load_scenarios(const std::string& path, const Overrides& overrides = {});
 // `file` names the text in messages and is the base of relative paths.
 ScenarioSet parse_scenarios(const std::string& text, const std::string& file, const Overrides& overrides = {});
+
+// `rentsim fabric`: jobs sharing one cluster's fabric, each a stream of one collective over
+// whole nodes. Placement deals the cluster's nodes to the jobs: `block` gives each job the next
+// free nodes in order, `interleaved` one node to each job in turn (node 0 to the first, node 1
+// to the second, ...), so that interleaved jobs cross the same leaf uplinks.
+enum class Placement { block, interleaved };
+const Registry<Placement>& placement_registry();
+
+struct FabricJobSpec {
+    std::string name;
+    int nodes = 1;                       // whole nodes of the cluster
+    net::Collective op = net::Collective::all_reduce;
+    units::Bytes bytes{0.0};             // nccl-tests size (`size_mib`)
+    int count = 1;                       // collectives in the stream, one after another
+    units::Seconds gap{0.0};             // compute between one collective's end and the next (`gap_ms`)
+};
+
+struct FabricSpec {
+    std::string file, name;
+    ClusterSpec cluster;                 // the `cluster` block, read as a scenario's (its network_model does not apply)
+    Placement placement = Placement::block;
+    std::vector<FabricJobSpec> jobs;     // their nodes add up to at most the cluster's
+};
+
+// {"schema": 1, "name", "description"?, "cluster": {...}, "placement"?, "jobs": [{"name",
+// "nodes", "op", "size_mib", "count"?, "gap_ms"?}, ...]}. Throws InputError naming the file and
+// JSON pointer on any problem, as load_scenarios does.
+FabricSpec load_fabric(const std::string& path);
+FabricSpec parse_fabric(const std::string& text, const std::string& file);
 
 
 

@@ -43,6 +43,9 @@ struct Job {
     std::size_t phases = 0;
     double phase_latency = 0.0;
     std::size_t phase_index = 0;
+    int rounds = 1;                 // collectives in the stream, and those finished
+    int round = 0;
+    double gap = 0.0;               // seconds between one collective's end and the next's start
     std::size_t in_flight = 0;
     bool done = false;
     FlowJobResult result;
@@ -279,7 +282,14 @@ PhaseFlows symmetric_flows(const net::Topology& t, const Job& job, sim::FlowNetw
 
 }  // namespace
 
-std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network, std::span<const FlowJob> specs) {
+std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network, std::span<const FlowJob> jobs) {
+    std::vector<FlowStream> streams;
+    streams.reserve(jobs.size());
+    for (const FlowJob& job : jobs) streams.push_back(FlowStream{job, 1, units::Seconds{0.0}});
+    return simulate_flow_streams(network, streams);
+}
+
+std::vector<FlowJobResult> simulate_flow_streams(const net::Network& network, std::span<const FlowStream> streams) {
     const net::Topology& t = network.topology();
     sim::Engine engine(0);
     sim::FlowNetwork links(engine);
@@ -287,8 +297,16 @@ std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network
 
     RouteCache routes(network);
     std::vector<Job> jobs;
-    jobs.reserve(specs.size());
-    for (const FlowJob& spec : specs) jobs.push_back(build_job(network, spec, routes));
+    jobs.reserve(streams.size());
+    for (const FlowStream& stream : streams) {
+        if (stream.count < 1)
+            throw std::invalid_argument(fmt::format("a flow-level stream needs at least one collective, got {}", stream.count));
+        if (!(stream.gap.value >= 0.0) || !std::isfinite(stream.gap.value))
+            throw std::invalid_argument(fmt::format("a flow-level stream needs a finite gap >= 0 s, got {}", stream.gap.value));
+        Job& job = jobs.emplace_back(build_job(network, stream.job, routes));
+        job.rounds = stream.count;
+        job.gap = stream.gap.value;
+    }
 
     // Jobs that share a link interact; a job alone on its links runs with its symmetric flows
     // merged, the others flow by flow on the topology's links.
@@ -311,9 +329,15 @@ std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network
     const auto end_phase = [&](std::size_t j) {
         Job& job = jobs[j];
         if (++job.phase_index == job.phases) {
+            if (++job.round < job.rounds) {
+                // The stream's next collective: after its compute gap, then its first phase's latency.
+                job.phase_index = 0;
+                engine.schedule_in(sim::ceil_seconds(job.gap + job.phase_latency), [&start_phase, j] { start_phase(j); });
+                return;
+            }
             job.done = true;
             job.result.finish = units::Seconds{sim::to_seconds(engine.now())};
-            job.result.duration = job.result.finish - specs[j].start;
+            job.result.duration = job.result.finish - streams[j].job.start;
             return;
         }
         engine.schedule_in(sim::ceil_seconds(job.phase_latency), [&start_phase, j] { start_phase(j); });
@@ -336,7 +360,7 @@ std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network
         if (job.in_flight == 0) end_phase(j);
     };
     for (std::size_t j = 0; j < jobs.size(); ++j)
-        engine.schedule_at(sim::ceil_seconds(specs[j].start.value + jobs[j].phase_latency),
+        engine.schedule_at(sim::ceil_seconds(streams[j].job.start.value + jobs[j].phase_latency),
                            [&start_phase, j] { start_phase(j); });
     engine.run();
 

@@ -44,4 +44,17 @@ struct FlowJobResult {
 // fewer than two ranks or a rank listed twice.
 std::vector<FlowJobResult> simulate_flow_collectives(const net::Network& network, std::span<const FlowJob> jobs);
 
+// A job that repeats its collective `count` times, each `gap` (its compute) after the end of
+// the one before: a training loop's gradient all-reduces, as a stream sharing the fabric.
+struct FlowStream {
+    FlowJob job;
+    int count = 1;
+    units::Seconds gap{0.0};
+};
+
+// As simulate_flow_collectives, each stream's collectives in sequence: a result's finish is the
+// end of its stream's last collective, its duration finish - start (gaps included). Throws
+// std::invalid_argument for a count below 1 or a negative gap, besides the jobs' own checks.
+std::vector<FlowJobResult> simulate_flow_streams(const net::Network& network, std::span<const FlowStream> streams);
+
 }  // namespace rentsim::analysis

@@ -233,6 +233,7 @@ TEST_CASE("a run that does not fit has null times and costs, and no lifecycle or
       "precision": "bf16",
       "framework": "",
       "attention": "",
+      "network_model": "",
       "global_batch": 1,
       "micro_batch": 1,
       "micro_steps": 1,
