@@ -1196,8 +1196,12 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
                    " (the product of the value counts)");
     // Cartesian product of the groups, first group slowest, in file order. Each point copies
     // the scenario without its sweep block, so that expansion is linear in the points.
-    Json base = root;
-    base.erase("sweep");
+    // Built key by key rather than erased from a copy: erasing from an ordered object moves
+    // the members after the key, leaving their children's parent links (JSON_DIAGNOSTICS)
+    // pointing at the old places, which nlohmann's checks in debug builds abort on.
+    Json base = Json::object();
+    for (auto it = root.begin(); it != root.end(); ++it)
+        if (it.key() != "sweep") base[it.key()] = it.value();
     std::vector<std::size_t> idx(groups.size(), 0);
     std::optional<InputError> first_invalid;
     std::size_t valid = 0;

@@ -233,3 +233,17 @@ TEST_CASE("with the layout search the layout keys are refused, the overlaps kept
     check_refused(gpt(R"("micro_batch": 8, "parallelism": {"tp": 1}, )"), "/workload/global_batch",
                   "expected a multiple of dp x micro_batch (128), got 64");
 }
+
+TEST_CASE("a sweep block before other keys: every point keeps the keys after it") {
+    const std::string text = R"({"schema": 1, "name": "t",
+  "sweep": {"cluster.gpus": [8, 16]},
+  "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "dataset_samples": 1281167, "epochs": 1},
+  "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8, "gpus_per_node": 8,
+              "inter_node": {"fabric": "infiniband", "gbps_per_gpu": 200, "latency_us": 5}},
+  "pricing": {"usd_per_gpu_hour": 2.0},
+  "lifecycle": {"budget_usd": 100}})";
+    const auto set = analysis::parse_scenarios(text, "t.json");
+    REQUIRE(set.points.size() == 2);
+    CHECK(set.points[1].cluster.gpus == 16);
+    CHECK(set.points[1].lifecycle.budget_usd == 100.0);
+}
