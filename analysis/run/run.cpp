@@ -245,6 +245,7 @@ const Registry<InputBound>& input_bound_registry() {
 }
 
 Result run_scenario(const Scenario& s, const RunOptions& options) {
+    if (!s.invalid.empty()) return invalid_result(s);  // no cluster to build
     return run_scenario(s, cluster_network(s), options);
 }
 

@@ -1,5 +1,6 @@
 // Fuzz target: the scenario loader (analysis::parse_scenarios), then planning of the first
-// point of small sets. Expected: InputError from the loader. Planning never raises input
+// valid point of small sets. Expected: InputError from the loader, or sweep points marked
+// invalid with their error (Scenario::invalid) beside at least one valid point. Planning never raises input
 // errors, so any exception from cluster_network or plan_job is a finding. Planning is only
 // run for at most 4 points on at most 64 GPUs (elastic steps included), which keeps one
 // input well under a second.
@@ -23,7 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     RENTSIM_FUZZ_CHECK(!set.points.empty(), "parse_scenarios returned no point");
     if (set.points.size() > max_points) return 0;
-    const Scenario& s = set.points.front();
+    const Scenario* first_valid = nullptr;
+    for (const Scenario& p : set.points) {
+        if (!p.invalid.empty()) continue;
+        if (!first_valid) first_valid = &p;
+    }
+    RENTSIM_FUZZ_CHECK(first_valid != nullptr, "parse_scenarios returned only invalid points instead of an error");
+    const Scenario& s = *first_valid;
     if (s.cluster.gpus > max_gpus) return 0;
     for (const ElasticStep& e : s.elastic.schedule)
         if (e.gpus > max_gpus) return 0;
