@@ -73,6 +73,12 @@ struct Event {
     std::int64_t dur_ns = 0;
     std::int64_t correlation = -1;   // launch <-> kernel correlation id (Kineto)
     std::int64_t cuda_event = -1;    // the CUDA event of a cudaEventRecord/cudaStreamWaitEvent
+    // Kineto names a CUDA event by the correlation id of the cudaEventRecord that recorded it:
+    // a record's `cuda_event` is its own correlation; a cudaStreamWaitEvent's or
+    // cudaEventSynchronize's is the record's, when the trace has "cuda_sync" events (else -1).
+    std::int64_t sync_stream = -1;     // runtime call: the GPU stream it acts on (the waiting or
+                                       // synchronised stream), when recorded ("cuda_sync")
+    std::int64_t wait_on_stream = -1;  // a wait: the GPU stream the awaited event was recorded on
     int step = -1;                   // ProfilerStep number it belongs to, -1 if none
     double flops = -1;               // work, when the recording or its shapes give it
     double bytes_accessed = -1;      // memory traffic, when known
