@@ -377,7 +377,7 @@ Parsed parse_stream(ByteStream& bytes, const std::string& file) {
     std::istream in(&bytes);
     bool root_is_array = false, in_events = false, saw_events = false;
     std::size_t index = 0;  // of the next traceEvents entry
-    std::string top_key;
+    bool key_is_events = false;  // the last top-level key was "traceEvents"
     const auto depth_error = [&](int depth) {
         if (depth >= max_kineto_depth)
             throw InputError(file, in_events ? imp.where(index) : "",
@@ -393,7 +393,7 @@ Parsed parse_stream(ByteStream& bytes, const std::string& file) {
             if (depth == 0) {
                 root_is_array = event == E::array_start;
                 in_events = saw_events = root_is_array;
-            } else if (depth == 1 && !root_is_array && top_key == "traceEvents") {
+            } else if (depth == 1 && !root_is_array && key_is_events) {
                 if (event == E::object_start) throw InputError(file, "/traceEvents", "expected an array of trace events");
                 in_events = saw_events = true;
             } else if (in_events && depth == event_depth && event == E::array_start) {
@@ -402,15 +402,16 @@ Parsed parse_stream(ByteStream& bytes, const std::string& file) {
             return true;
         case E::key:
             if (depth == 1 && !root_is_array) {
-                top_key = parsed.get<std::string>();
+                const auto& key = parsed.get_ref<const std::string&>();
+                key_is_events = key == "traceEvents";
                 in_events = false;
-                return top_key == "traceEvents" || top_key == "distributedInfo" || top_key == "deviceProperties";
+                return key_is_events || key == "distributedInfo" || key == "deviceProperties";
             }
             return true;
         case E::value:
             if (in_events && depth == event_depth)
                 throw InputError(file, imp.where(index), "expected an object (a trace event), got " + cut(parsed.dump()));
-            if (depth == 1 && !root_is_array && top_key == "traceEvents")
+            if (depth == 1 && !root_is_array && key_is_events)
                 throw InputError(file, "/traceEvents", "expected an array of trace events, got " + cut(parsed.dump()));
             if (depth == 0) throw InputError(file, "", "expected a JSON object with \"traceEvents\", got " + cut(parsed.dump()));
             return true;
