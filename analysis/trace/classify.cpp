@@ -29,10 +29,11 @@ constexpr std::array<std::string_view, 11> convolution_words{"convolve", "convol
                                                              "dgrad",    "wgrad",       "scudnn", "implicit_gemm", "hcudnn"};
 constexpr std::array<std::string_view, 5> optimizer_words{"multi_tensor_apply", "adam", "adagrad", "sgd", "lamb_"};
 constexpr std::array<std::string_view, 6> gemm_words{"gemm", "gemv", "cutlass", "cublas", "matmul", "nvjet"};
-constexpr std::array<std::string_view, 28> elementwise_words{
-    "elementwise", "vectorized", "unrolled", "reduce",  "norm",     "bn_fw",     "bn_bw",   "softmax", "embedding", "index",
-    "indices",     "scatter",    "gather",   "permute", "quantize", "pointwise", "relu",    "gelu",    "silu",      "dropout",
-    "fill",        "pool",       "triton",   "cub::device", "scalepackedtensor", "sort", "fp8rowwise", "fp8"};
+constexpr std::array<std::string_view, 29> elementwise_words{
+    "elementwise", "vectorized", "unrolled",    "reduce",      "norm",              "bn_fw",      "bn_bw",  "softmax",
+    "embedding",   "index",      "indices",     "scatter",     "gather",            "permute",    "quantize", "pointwise",
+    "relu",        "gelu",       "silu",        "dropout",     "fill",              "pool",       "triton", "cub::device",
+    "scalepackedtensor", "sort", "fp8",         "gammabeta",   "moments"};
 
 // The name without a leading "void " (CUDA's demangled return type).
 std::string_view strip_void(std::string_view name) {

@@ -26,7 +26,8 @@ namespace rentsim::trace {
 //   elementwise    memory-bound work: elementwise, vectorized, unrolled, reduce, norm, bn_fw,
 //                  bn_bw (cuDNN batch norm), softmax, embedding, index, indices, scatter,
 //                  gather, permute, quantize, pointwise, relu, gelu, silu, dropout, fill, pool,
-//                  triton, cub::Device (CUB's sorts and scans), scalePackedTensor, sort, fp8
+//                  triton, cub::Device (CUB's sorts and scans), scalePackedTensor, sort, fp8,
+//                  GammaBeta and Moments (layer norm's backward and statistics)
 //   unknown        anything else
 KernelClass kernel_class(std::string_view name);
 
