@@ -137,9 +137,99 @@ std::int64_t message_bytes(const json* nelems, const std::string& dtype) {
     return *n * size;
 }
 
+// One operand's shape from "Input Dims"; empty when it is not a list of non-negative integers.
+std::vector<double> shape(const json& dims, std::size_t i) {
+    std::vector<double> out;
+    if (!dims.is_array() || i >= dims.size() || !dims[i].is_array()) return out;
+    for (const auto& d : dims[i]) {
+        const auto v = as_int(&d);
+        if (!v || *v < 0) return {};
+        out.push_back(static_cast<double>(*v));
+    }
+    return out;
+}
+
+double product(const std::vector<double>& v, std::size_t from, std::size_t to) {
+    double p = 1;
+    for (std::size_t i = from; i < to && i < v.size(); ++i) p *= v[i];
+    return p;
+}
+
+// FLOPs of a matrix-product operator from its recorded input shapes (2 per multiply-add);
+// -1 for other operators or shapes that do not fit. aten::linear's inner aten::addmm (or
+// aten::matmul's inner aten::mm) gives the same figure again.
+double matmul_flops(const std::string& op, const json& dims) {
+    const bool two_first = op == "aten::addmm" || op == "aten::baddbmm";
+    if (op == "aten::mm" || op == "aten::addmm") {  // A [M, K] x B [K, N]
+        const auto a = shape(dims, two_first ? 1 : 0), b = shape(dims, two_first ? 2 : 1);
+        if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) return -1;
+        return 2 * a[0] * a[1] * b[1];
+    }
+    if (op == "aten::bmm" || op == "aten::baddbmm") {  // A [B, M, K] x B [B, K, N]
+        const auto a = shape(dims, two_first ? 1 : 0), b = shape(dims, two_first ? 2 : 1);
+        if (a.size() != 3 || b.size() != 3 || a[2] != b[1] || a[0] != b[0]) return -1;
+        return 2 * a[0] * a[1] * a[2] * b[2];
+    }
+    if (op == "aten::linear") {  // x [..., K] x W [N, K]^T
+        const auto x = shape(dims, 0), w = shape(dims, 1);
+        if (x.empty() || w.size() != 2 || x.back() != w[1]) return -1;
+        return 2 * product(x, 0, x.size() - 1) * w[1] * w[0];
+    }
+    if (op == "aten::matmul") {  // A [..., M, K] x B [..., K, N] (B's batch dims when A has none)
+        const auto a = shape(dims, 0), b = shape(dims, 1);
+        if (a.size() < 2 || b.empty()) return -1;
+        const double k = a.back();
+        if (b.size() == 1) return b[0] == k ? 2 * product(a, 0, a.size()) : -1;
+        if (b[b.size() - 2] != k) return -1;
+        const double batch_b = a.size() == 2 ? product(b, 0, b.size() - 2) : 1;
+        return 2 * product(a, 0, a.size()) * b.back() * batch_b;
+    }
+    return -1;
+}
+
 struct SyncRecord {  // a "cuda_sync" entry, applied to its runtime call at the end
     std::int64_t correlation, stream, wait_on_stream, record_correlation;
 };
+
+// A GEMM kernel's FLOPs are those of the operator that launched it: the innermost cpu_op
+// around its runtime call on the same thread (host events nest in time), when that operator
+// has FLOPs; an operator's FLOPs are split evenly over the GEMM kernels it launched. Needs
+// the launch links (t.deps).
+void give_kernels_flops(RankTrace& t) {
+    std::map<std::int64_t, std::vector<std::uint32_t>> threads;  // host thread -> cpu_ops and runtime calls
+    bool any = false;
+    for (std::uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (e.kind == EventKind::cpu_op || e.kind == EventKind::runtime) threads[e.stream].push_back(i);
+        any = any || (e.kind == EventKind::cpu_op && e.flops >= 0);
+    }
+    if (!any) return;
+    std::map<std::uint32_t, std::uint32_t> launcher;  // runtime call -> the operator around it
+    for (auto& [tid, ids] : threads) {
+        // Outer before inner: by start, then the longer first, operators before runtime calls.
+        std::stable_sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const Event &x = t.events[a], &y = t.events[b];
+            if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+            if (x.dur_ns != y.dur_ns) return x.dur_ns > y.dur_ns;
+            return x.kind == EventKind::cpu_op && y.kind != EventKind::cpu_op;
+        });
+        std::vector<std::uint32_t> open;  // operators whose span holds the current time
+        for (std::uint32_t i : ids) {
+            const Event& e = t.events[i];
+            while (!open.empty() && t.events[open.back()].start_ns + t.events[open.back()].dur_ns <= e.start_ns)
+                open.pop_back();
+            if (e.kind == EventKind::cpu_op) open.push_back(i);
+            else if (!open.empty() && t.events[open.back()].flops >= 0) launcher[i] = open.back();
+        }
+    }
+    std::map<std::uint32_t, std::vector<std::uint32_t>> gemms;  // operator -> its GEMM kernels
+    for (const Dep& d : t.deps) {
+        const auto it = launcher.find(d.from);
+        if (it != launcher.end() && t.events[d.to].cls == KernelClass::gemm) gemms[it->second].push_back(d.to);
+    }
+    for (const auto& [op, kernels] : gemms)
+        for (std::uint32_t k : kernels) t.events[k].flops = t.events[op].flops / static_cast<double>(kernels.size());
+}
 
 struct Parsed {
     RankTrace trace;
@@ -264,6 +354,9 @@ void Importer::add(const json& e, std::size_t index) {
         ev.dtype = c.dtype;
     }
 
+    if (ev.kind == EventKind::cpu_op)
+        if (const json* dims = find(args, "Input Dims")) ev.flops = matmul_flops(ev.name, *dims);
+
     if (ev.kind == EventKind::annotation && !device_side && ev.name.rfind("ProfilerStep#", 0) == 0) {
         const std::string n = ev.name.substr(13);
         if (!n.empty() && n.size() <= 9 && std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -329,6 +422,8 @@ Parsed Importer::finish() {
         if (const auto it = launches.find(e.correlation); it != launches.end())
             for (std::uint32_t from : it->second) t.deps.push_back({from, i, DepKind::flow});
     }
+
+    give_kernels_flops(t);
 
     // cuda_sync entries describe the runtime call of their correlation.
     for (const SyncRecord& s : syncs_) {

@@ -34,6 +34,12 @@
 // "Process Group ID"); its ranks from "Process Group Ranks" (a list, or a string "[0, 1]").
 // `seq` counts, per rank, the collectives of each group in time order, kernels and host
 // records apart.
+// FLOPs: a cpu_op aten::mm, addmm, bmm, baddbmm, linear or matmul with "Input Dims" (traces
+// recorded with record_shapes) gets `flops` = 2 x M x N x K of its shapes (an outer
+// aten::linear repeats its inner aten::addmm); a GEMM-class kernel launched by a runtime call
+// whose innermost enclosing cpu_op (same thread, by time) has FLOPs gets them, split evenly
+// over that operator's GEMM kernels. Convolutions get none: "Input Dims" lacks their strides
+// and padding.
 // Top level: distributedInfo.rank and .world_size, deviceProperties[0].name -> gpu_name.
 //
 // Errors are InputError(file, where, message): malformed JSON ("line L, column C" of the

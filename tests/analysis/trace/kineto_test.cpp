@@ -9,6 +9,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis/scenario/input_error.hpp"
@@ -236,6 +237,52 @@ TEST_CASE("the recommendation job's two ranks of 128: steps 551 and 552, 10 Send
         // No ac2g flow events in these files: the links come from the correlation ids alone.
         CHECK(s.deps == count(s.by_kind, EventKind::runtime));
     }
+}
+
+TEST_CASE("GEMM kernels get the FLOPs of the operator that launched them, from its recorded shapes") {
+    // The sums were computed independently with Python: innermost cpu_op around each launch,
+    // 2 x M x N x K of its "Input Dims", split over its GEMM kernels.
+    const RankTrace dlrm0 = read_kineto(kineto + dlrm[0]);
+    const RankTrace recsys0 = read_kineto(kineto + recsys[0]);
+    for (const auto& [t, flops, kernels] : {std::tuple{&dlrm0, 60487168.0, 28}, std::tuple{&recsys0, 1650322923520.0, 386}}) {
+        double sum = 0;
+        int with = 0;
+        for (const Event& e : t->events)
+            if (e.kind == EventKind::kernel && e.flops >= 0) {
+                CHECK(e.cls == KernelClass::gemm);
+                sum += e.flops;
+                ++with;
+            }
+        CHECK(sum == flops);
+        CHECK(with == kernels);
+    }
+    // ResNet was recorded without record_shapes: no FLOPs anywhere.
+    const RankTrace resnet_t = read_kineto(kineto + resnet);
+    CHECK(std::none_of(resnet_t.events.begin(), resnet_t.events.end(), [](const Event& e) { return e.flops >= 0; }));
+
+    const RankTrace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 0, "dur": 100, "args": {"Input Dims": [[2, 4, 8], [16, 8], [16]]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 10, "dur": 50, "args": {"Input Dims": [[16], [8, 8], [8, 16], [], []]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20, "dur": 5, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 5, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 40, "dur": 5, "args": {"correlation": 3}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 70, "dur": 5, "args": {"correlation": 4}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::matmul", "pid": 1, "tid": 2, "ts": 0, "dur": 10, "args": {"Input Dims": [[3, 5], [5]]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "pid": 1, "tid": 2, "ts": 20, "dur": 10, "args": {"Input Dims": [[2, 3, 5], [2, 4, 7]]}},
+      {"ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 50, "dur": 5, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "cutlass_80_tensorop_s1688gemm_64x64", "pid": 0, "tid": 7, "ts": 60, "dur": 5, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "splitKreduce_kernel", "pid": 0, "tid": 7, "ts": 70, "dur": 5, "args": {"correlation": 3}},
+      {"ph": "X", "cat": "kernel", "name": "volta_sgemm_32x32_nn", "pid": 0, "tid": 7, "ts": 80, "dur": 5, "args": {"correlation": 4}}
+    ]})",
+                                     "flops.json");
+    CHECK(t.events[0].flops == 2.0 * 8 * 8 * 16);  // linear: 2 x (2 x 4) x 8 x 16
+    CHECK(t.events[1].flops == 2.0 * 8 * 8 * 16);  // its addmm, the same product
+    CHECK(t.events[6].flops == 2.0 * 3 * 5);       // matmul by a vector
+    CHECK(t.events[7].flops == -1);                // bmm with shapes that do not multiply
+    CHECK(t.events[8].flops == 1024);              // the addmm's two GEMM kernels share its 2,048
+    CHECK(t.events[9].flops == 1024);
+    CHECK(t.events[10].flops == -1);  // not a GEMM
+    CHECK(t.events[11].flops == 2048);  // launched by aten::linear itself, after its addmm
 }
 
 TEST_CASE("gzip and plain JSON of one trace import the same") {
