@@ -570,6 +570,7 @@ Trace read_kineto_ranks(const std::vector<std::string>& paths) {
         world_from = &p;
     }
     const int world = world_from != nullptr ? world_from->trace.world_size : static_cast<int>(paths.size());
+    const std::string world_file = world_from != nullptr ? world_from->trace.file : "";
     Trace out;
     if (by_rank) {
         std::stable_sort(parsed.begin(), parsed.end(),
@@ -583,6 +584,11 @@ Trace read_kineto_ranks(const std::vector<std::string>& paths) {
     for (std::size_t i = 0; i < parsed.size(); ++i) {
         RankTrace& t = parsed[i].trace;
         if (!by_rank) t.rank = static_cast<int>(i);
+        if (t.rank >= world)
+            throw InputError(t.file, "/distributedInfo/rank",
+                             "rank " + std::to_string(t.rank) + " is not below the world size " + std::to_string(world) +
+                                 (world_file.empty() ? " (the number of files: no file records distributedInfo.world_size)"
+                                                     : " (distributedInfo.world_size of " + world_file + ")"));
         t.world_size = world;
         out.ranks.push_back(std::move(t));
     }

@@ -373,7 +373,7 @@ TEST_CASE("a hand-written trace with both NCCL names, the recent collective args
     CHECK(t.notes.empty());
 }
 
-TEST_CASE("a trace without ProfilerStep says it is replayed as one window; a bare event array is read") {
+TEST_CASE("a trace without ProfilerStep says it is replayed as one window, and a bare event array is read") {
     const RankTrace t = read_kineto(here + "data/no-steps.json");
     CHECK(t.events.size() == 2);
     CHECK(t.steps.empty());
@@ -423,6 +423,9 @@ TEST_CASE("broken traces are refused with the file, the place and what was expec
           b + "rank0-b.json: /distributedInfo/rank: rank 0 is also the rank of " + b + "rank0-a.json: give one file per rank");
     CHECK(std::string(refusal_of({b + "rank0-a.json", b + "world-differs.json"}).what()) ==
           b + "world-differs.json: /distributedInfo/world_size: world_size 4 differs from world_size 2 of " + b + "rank0-a.json");
+    CHECK(std::string(refusal_of({b + "rank-without-world.json"}).what()) ==
+          b + "rank-without-world.json: /distributedInfo/rank: rank 3 is not below the world size 1 (the number of files: no "
+              "file records distributedInfo.world_size)");
     CHECK(std::string(refusal_of({b + "missing.json"}).what()) == b + "missing.json: cannot open file: No such file or directory");
     CHECK(std::string(refusal_of({b}).what()) == b + ": is a folder, not a trace file");
     CHECK(std::string(refusal_of({}).what()) == "no trace files given");
