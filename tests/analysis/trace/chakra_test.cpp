@@ -379,3 +379,46 @@ TEST_CASE("broken Chakra files are refused with the file, the place and what is 
     }
     CHECK(error_of(broken_dir + "no-such-file.et") == "cannot open the file");
 }
+
+TEST_CASE("the fuzz seeds are valid traces of each form") {
+    const std::string seeds = std::string(RENTSIM_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_chakra/";
+    const std::map<std::string, Format> forms{
+        {"message-json.json", Format::chakra_json},       {"pytorch-et-1.0.1.json", Format::pytorch_et},
+        {"pytorch-et-1.1.0.json", Format::pytorch_et},    {"two-nodes.et", Format::chakra_protobuf},
+        {"workload-graph.json", Format::chakra_workload_graph},
+        {"workload-graph.json.gz", Format::chakra_workload_graph},
+    };
+    for (const auto& entry : forms) {
+        INFO(entry.first);
+        const RankTrace t = read_chakra(seeds + entry.first);
+        CHECK(t.format == entry.second);
+        CHECK(!t.events.empty());
+    }
+    // Hand-written: a 2x(8 x fp32) all-reduce in ProfilerStep#3, sequence number 7.
+    const RankTrace et = read_chakra(seeds + "pytorch-et-1.0.1.json");
+    REQUIRE(et.events.size() == 4);
+    const Event& ar = et.events[2];
+    CHECK(ar.has_coll);
+    CHECK(ar.coll.op == CollectiveOp::all_reduce);
+    CHECK(ar.coll.in_bytes == 32);
+    CHECK(ar.coll.out_bytes == 32);
+    CHECK(ar.coll.seq == 7);
+    CHECK(ar.coll.dtype == "float");
+    CHECK(ar.step == 3);
+    CHECK(et.events[3].kind == EventKind::annotation);
+    const RankTrace et2 = read_chakra(seeds + "pytorch-et-1.1.0.json");
+    REQUIRE(et2.events.size() == 3);
+    CHECK(et2.events[1].coll.op == CollectiveOp::broadcast);
+    CHECK(et2.events[1].coll.in_bytes == 48);
+    CHECK(et2.events[1].coll.dtype == "Long");
+    CHECK(et2.events[1].coll.group_size == 2);
+    CHECK(et2.events[1].coll.seq == 34);
+    CHECK(et2.events[1].stream == 1);
+    // The message-JSON seed: a control dependency on an absent node, an all-gather of 8 KiB.
+    const RankTrace mj = read_chakra(seeds + "message-json.json");
+    REQUIRE(mj.events.size() == 2);
+    CHECK(mj.events[1].coll.op == CollectiveOp::all_gather);
+    CHECK(mj.events[1].coll.in_bytes == 8192);
+    CHECK(mj.events[1].coll.process_group == "dp");
+    CHECK(mj.deps.size() == 1);
+}
