@@ -802,6 +802,14 @@ RankTrace parse_chakra(std::string_view bytes, const std::string& file) {
     }
     if (bytes.size() > max_chakra_bytes) throw InputError(file, "", "larger than 1 GiB; refusing to read");
     if (bytes.empty()) throw InputError(file, "", "empty file");
+    // A JSON array ("[{" or "[]"; no protobuf stream starts so: 0x5b would be a 91-byte
+    // GlobalMetadata whose first field tag cannot be '{' or ']').
+    if (const auto first = bytes.find_first_not_of(" \t\r\n"); first != std::string_view::npos && bytes[first] == '[') {
+        const auto next = bytes.find_first_not_of(" \t\r\n", first + 1);
+        if (next != std::string_view::npos && (bytes[next] == '{' || bytes[next] == ']'))
+            throw InputError(file, "byte " + std::to_string(first),
+                             "a JSON array is no Chakra form: expected JSON objects or a protobuf stream");
+    }
     if (!looks_like_json(bytes)) return parse_protobuf(bytes, file);
     // One JSON document (workload_graph or PyTorch execution trace), or several objects.
     const auto objects = split_objects(bytes, file);

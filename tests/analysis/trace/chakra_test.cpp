@@ -352,6 +352,7 @@ TEST_CASE("the eight DLRM host traces read as ranks 0 to 7, each with 5 all-to-a
 
 TEST_CASE("broken Chakra files are refused with the file, the place and what is wrong") {
     const std::map<std::string, std::string> expected{
+        {"array.json", "byte 0: a JSON array is no Chakra form: expected JSON objects or a protobuf stream"},
         {"bad-length-prefix.et", "byte 63: bad or truncated length prefix of node 1"},
         {"empty.et", "empty file"},
         {"missing-data-dep.et", "node 1 (byte 63): data dependency on node id 7, which is not in the trace"},
