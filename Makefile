@@ -6,7 +6,7 @@
 
 PACKAGES := cmake ninja-build g++ python3 libboost-graph-dev libeigen3-dev libfmt-dev \
             nlohmann-json3-dev doctest-dev libcli11-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
-            zlib1g-dev
+            libprotobuf-dev protobuf-compiler zlib1g-dev
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 BENCH_REPETITIONS ?= 3

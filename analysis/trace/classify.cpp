@@ -174,4 +174,26 @@ std::string_view op_name(CollectiveOp op) {
     return "unknown";
 }
 
+CollectiveOp collective_from_name(std::string_view name) {
+    std::string s;
+    for (char c : lower(name))
+        if (c != '_' && c != ':') s += c;
+    static constexpr std::array<std::pair<std::string_view, CollectiveOp>, 10> rules{{
+        {"allreduce", CollectiveOp::all_reduce},
+        {"reducescatter", CollectiveOp::reduce_scatter},
+        {"allgather", CollectiveOp::all_gather},
+        {"alltoall", CollectiveOp::all_to_all},
+        {"broadcast", CollectiveOp::broadcast},
+        {"sendrecv", CollectiveOp::send_recv},
+        {"send", CollectiveOp::send},
+        {"recv", CollectiveOp::recv},
+        {"barrier", CollectiveOp::barrier},
+        {"reduce", CollectiveOp::reduce},
+    }};
+    for (const auto& [word, op] : rules)
+        if (s.find(word) != std::string::npos) return op;
+    return CollectiveOp::unknown;
+}
+
+
 }  // namespace rentsim::trace

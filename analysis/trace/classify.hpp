@@ -44,6 +44,13 @@ CollectiveOp collective_from_kernel(std::string_view name);
 // "send", ...): underscores ignored, case-insensitive. unknown when not recognised.
 CollectiveOp collective_from_record(std::string_view name);
 
+// The collective a communication node or kernel performs, from its name (c10d::allreduce_,
+// ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_ReduceScatter_..., nccl:all_to_all):
+// case and '_', ':' are ignored; "allreduce", "reducescatter", "allgather", "alltoall",
+// "broadcast", "sendrecv", "send", "recv", "barrier", "reduce" are tried in that order.
+// `unknown` when none matches.
+CollectiveOp collective_from_name(std::string_view name);
+
 // Bytes of one element of a PyTorch dtype as the profiler writes it ("Float", "BFloat16",
 // "c10::Half", "Long", "Float8_e4m3fn", ...); -1 when unknown.
 int dtype_bytes(std::string_view dtype);

@@ -61,6 +61,9 @@ struct Collective {
     std::vector<int> group_ranks;  // global ranks of the group, when recorded
     std::int64_t seq = -1;         // this collective's index in its group on this rank
     std::string dtype;             // "Float", "BFloat16", ... as recorded
+    int peer = -1;                 // point-to-point: the other rank (Chakra comm_dst of a send,
+                                   // comm_src of a recv)
+    std::int64_t tag = -1;         // point-to-point tag (Chakra comm_tag)
 };
 
 struct Event {
