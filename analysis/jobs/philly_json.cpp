@@ -24,10 +24,14 @@ public:
     bool at_end() const { return pos_ == end_; }
     char current() const { return buf_[pos_]; }
     void advance() {
-        if (buf_[pos_] == '\n') ++line_;
+        const char c = buf_[pos_];
+        if (c == '\n') ++line_;
+        else if (c != ' ' && c != '\t' && c != '\r') token_line_ = line_;
         if (++pos_ == end_) fill();
     }
-    std::int64_t line() const { return line_; }
+    // The line of the last byte read that is not white space: the parser reads one byte past a
+    // number, which may be a line break.
+    std::int64_t line() const { return token_line_; }
 
 private:
     void fill() {
@@ -38,7 +42,7 @@ private:
     std::ifstream in_;
     std::vector<char> buf_;
     std::size_t pos_ = 0, end_ = 0;
-    std::int64_t line_ = 1;
+    std::int64_t line_ = 1, token_line_ = 1;
 };
 
 // An input iterator over CountingInput for nlohmann::json::sax_parse; the default one is the end.
