@@ -17,7 +17,7 @@ using Json = nlohmann::json;
 // The file's bytes, with the line of the byte last read.
 class CountingInput {
 public:
-    explicit CountingInput(const std::string& path) : in_(path, std::ios::binary), buf_(std::size_t{1} << 20) {
+    explicit CountingInput(const std::string& path) : in_(path, std::ios::binary), buf_(std::size_t{1} << 16) {
         if (!in_) throw analysis::InputError(path, "", "cannot open file");
         fill();
     }
