@@ -136,6 +136,10 @@ std::unique_ptr<JobReader> open_pai(const std::string& path, BadRowPolicy policy
             continue;
         }
         const Tasks& t = it->second;
+        if (t.gpu_percent > 100.0 * static_cast<double>(max_job_gpus)) {
+            log.add(r.line, "its tasks ask for more than 1048576 GPUs (inst_num x plan_gpu summed)");
+            continue;
+        }
         Job job;
         job.id = f[0];
         job.user = f[2];

@@ -118,6 +118,11 @@ bool RecordReader::next(Record& r) {
         }
         at_start = false;
         if (c == sep_) {
+            if (nf == max_fields) {
+                r.error = "more than " + std::to_string(max_fields) + " fields";
+                skip_line();
+                break;
+            }
             cell = &next_field();
             at_start = true;
             continue;

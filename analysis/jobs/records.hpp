@@ -14,12 +14,15 @@ namespace rentsim::jobs {
 
 // The longest cell read; longer cells make the row bad (a binary file, a missing quote).
 inline constexpr std::size_t max_cell_chars = 4096;
+// The most fields a record may have (the widest format has 17); more make the row bad.
+inline constexpr std::size_t max_fields = 1024;
 
 // Reads delimited records one at a time. With ',' the fields follow RFC 4180 (quoted fields may
 // hold the separator, doubled quotes and line breaks); with '\t' quotes are plain characters (the
 // Gavel trace). LF or CRLF line ends; blank lines are skipped, and so are lines starting with '#'
 // before the first record (comments above a header). A record that cannot be read (an unclosed
-// quote, a cell over max_cell_chars) is returned with `error` set; reading goes on at the next line.
+// quote, a cell over max_cell_chars, more than max_fields fields) is returned with `error` set;
+// reading goes on at the next line.
 class RecordReader {
 public:
     // Throws analysis::InputError when `path` cannot be opened.

@@ -140,6 +140,13 @@ TEST_CASE("pai without its task table, or with a bad task row, says which file a
     CHECK(r->not_run() == 1);
     REQUIRE(r->bad_rows().size() == 1);
     CHECK(r->bad_rows()[0].message == "x_task_table.csv: column 'plan_gpu': expected percent of a GPU >= 0, or empty, got 'lots'");
+    const auto big = dir.write("big_job_table.csv", "j9,i9,zed,Terminated,0,10\n");
+    dir.write("big_task_table.csv", "j9,w,1048576,Terminated,1,9,600.0,29.3,200.0,V100\n");
+    auto b = open_job_trace(big, Format::pai, BadRowPolicy::skip);
+    CHECK(read_all(*b).empty());
+    REQUIRE(b->bad_rows().size() == 1);
+    CHECK(b->bad_rows()[0].line == 1);
+    CHECK(b->bad_rows()[0].message == "its tasks ask for more than 1048576 GPUs (inst_num x plan_gpu summed)");
 }
 
 TEST_CASE("helios streams a sorted cluster_log.csv and leaves out CPU jobs and jobs that never ran") {

@@ -32,7 +32,8 @@ TEST_CASE("a quoted CSV field may hold commas, doubled quotes and line breaks, a
 
 TEST_CASE("a record that cannot be read says why and reading goes on at the next line") {
     TempDir dir("records-bad");
-    const auto path = dir.write("a.csv", "a,\"b\"c\nok,1\n" + std::string(5000, 'x') + ",2\nok,3\n\"open");
+    const auto path = dir.write("a.csv", "a,\"b\"c\nok,1\n" + std::string(5000, 'x') + ",2\nok,3\n" + std::string(2000, ',') +
+                                             "\n\"open");
     RecordReader in(path, ',');
     RecordReader::Record r;
     REQUIRE(in.next(r));
@@ -47,6 +48,9 @@ TEST_CASE("a record that cannot be read says why and reading goes on at the next
     CHECK(r.line == 4);
     CHECK(r.fields == std::vector<std::string>{"ok", "3"});
     REQUIRE(in.next(r));
+    CHECK(r.error == "more than 1024 fields");
+    REQUIRE(in.next(r));
+    CHECK(r.line == 6);
     CHECK(r.error == "a quoted field is not closed before the end of the file");
     CHECK_FALSE(in.next(r));
 }
