@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "analysis/scenario/input_error.hpp"
 
@@ -31,16 +32,20 @@ namespace {
 class SortedReader : public JobReader {
 public:
     SortedReader(std::vector<Job> jobs, BadRowLog log, std::int64_t not_run)
-        : jobs_(std::move(jobs)), log_(std::move(log)), not_run_(not_run) {
-        std::stable_sort(jobs_.begin(), jobs_.end(), [](const Job& a, const Job& b) { return a.submit_s < b.submit_s; });
-        if (!jobs_.empty()) {
-            const double origin = jobs_.front().submit_s;
-            for (Job& j : jobs_) j.submit_s -= origin;
-        }
+        : jobs_(std::move(jobs)), order_(jobs_.size()), log_(std::move(log)), not_run_(not_run) {
+        // Sorting (time, index) keys, contiguous, instead of Jobs and their strings; the index
+        // breaks ties, so that equal times keep file order.
+        std::vector<std::pair<double, std::size_t>> keys(jobs_.size());
+        for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = {jobs_[i].submit_s, i};
+        std::sort(keys.begin(), keys.end());
+        for (std::size_t i = 0; i < keys.size(); ++i) order_[i] = keys[i].second;
+        if (!keys.empty()) origin_ = keys.front().first;
     }
     std::optional<Job> next() override {
-        if (next_ == jobs_.size()) return std::nullopt;
-        return std::move(jobs_[next_++]);
+        if (next_ == order_.size()) return std::nullopt;
+        Job j = std::move(jobs_[order_[next_++]]);
+        j.submit_s -= origin_;
+        return j;
     }
     std::int64_t skipped() const override { return log_.skipped(); }
     const std::vector<BadRow>& bad_rows() const override { return log_.rows(); }
@@ -48,7 +53,9 @@ public:
 
 private:
     std::vector<Job> jobs_;
+    std::vector<std::size_t> order_;
     std::size_t next_ = 0;
+    double origin_ = 0;
     BadRowLog log_;
     std::int64_t not_run_;
 };
