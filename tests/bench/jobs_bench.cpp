@@ -1,5 +1,6 @@
 // Reading job traces at scale: jobs per second and the peak memory the reading adds.
 //   jobs_bench --benchmark_filter=stream   (the 1,000,000-job rentsim CSV, streamed)
+//   jobs_bench --write-trace jobs.csv      (only writes that trace)
 // The synthetic trace (job_trace_gen.hpp, seed 16) is written to the temporary folder before the
 // first benchmark and removed at exit. Memory: the process's peak resident set (VmHWM) is reset
 // through /proc/self/clear_refs before each read, and the counter peak_growth_mib is how far it
@@ -7,6 +8,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -92,4 +94,28 @@ BENCHMARK(BM_sorted_philly_csv)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// jobs_bench --write-trace PATH [JOBS] writes the synthetic trace (1,000,000 jobs unless told)
+// and exits, for replays by hand; anything else runs the benchmarks.
+int main(int argc, char** argv) {
+    if (argc >= 3 && std::string(argv[1]) == "--write-trace") {
+        std::int64_t jobs = million;
+        if (argc >= 4) {
+            const std::string n = argv[3];
+            const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), jobs);
+            if (ec != std::errc() || end != n.data() + n.size() || jobs < 0) {
+                std::fprintf(stderr, "--write-trace: expected a number of jobs >= 0, got '%s'\n", argv[3]);
+                return 2;
+            }
+        }
+        if (!rentsim::bench::write_synthetic_jobs(argv[2], jobs, seed)) {
+            std::fprintf(stderr, "%s: cannot write the trace\n", argv[2]);
+            return 2;
+        }
+        return 0;
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -7,6 +7,7 @@
 
 #include "analysis/jobs/import.hpp"
 #include "jobs_test_util.hpp"
+#include "tests/bench/job_trace_gen.hpp"
 
 using namespace rentsim::jobs;
 using namespace rentsim::jobs::test;
@@ -109,4 +110,27 @@ TEST_CASE("sniffing names the format of each shipped trace") {
     CHECK(sniff_job_format(shipped("scenarios/traces/jobs/alibaba_openb/openb_pod_list_default.csv")) == Format::openb);
     CHECK(sniff_job_format(shipped("scenarios/traces/jobs/alibaba_openb/openb_node_list_gpu_node.csv")) == std::nullopt);
     CHECK(sniff_job_format(shipped("scenarios/traces/jobs/no-such-file.csv")) == std::nullopt);
+}
+
+TEST_CASE("the benchmark's synthetic trace is a valid rentsim CSV, the same on every platform") {
+    // Expected sums from an independent implementation of the generator (splitmix64, seed 16).
+    TempDir dir("synthetic");
+    const std::string path = (dir.path / "jobs.csv").string();
+    REQUIRE(rentsim::bench::write_synthetic_jobs(path, 10000, 16));
+    CHECK(sniff_job_format(path) == Format::csv);
+    auto r = open_job_trace(path, Format::csv, BadRowPolicy::fail);
+    const auto jobs = read_all(*r);
+    REQUIRE(jobs.size() == 10000);
+    long gpus = 0, spot = 0;
+    double duration = 0;
+    for (const Job& j : jobs) {
+        gpus += j.gpus;
+        duration += j.duration_s;
+        spot += j.spot_ok ? 1 : 0;
+    }
+    CHECK(jobs.back().submit_s == 294467 - 35);  // the first job arrives at 35 s, the last at 294,467 s
+    CHECK(gpus == 73558);
+    CHECK(duration == 433089537.0);
+    CHECK(spot == 5029);
+    CHECK(jobs[0].id == "job-0");
 }
