@@ -20,6 +20,14 @@ namespace {
 namespace fs = std::filesystem;
 using namespace rentsim::jobs;
 
+struct RemovedAtExit {
+    fs::path dir;
+    ~RemovedAtExit() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 void check(JobReader& r) {
@@ -48,6 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string text = rentsim::fuzz::text(data + 1, size - 1);
     const fs::path dir = fs::temp_directory_path() / ("rentsim-fuzz-jobs-" + std::to_string(::getpid()));
     fs::create_directories(dir);
+    static const RemovedAtExit cleanup{dir};  // the process's one folder, removed when it ends
     fs::path file = dir / "trace.csv";
     if (format == Format::pai) {
         const auto cut = text.find('\x1e');
