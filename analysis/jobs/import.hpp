@@ -57,9 +57,9 @@
 //              scheduled_time (seconds). submit = creation, duration = deletion - scheduled,
 //              gpus = num_gpu, gpu_fraction = gpu_milli / 1000 for one-GPU pods, gpu_type =
 //              gpu_spec, spot_ok for qos BE (best effort, the class the cluster may evict).
-//              Pods still running at the trace's end are cut there. Order as helios (the shipped
-//              file is sorted). not_run: num_gpu 0 (CPU pods), never scheduled (Pending), or
-//              deleted when scheduled.
+//              pod_phase is not used: every phase, Running included, carries a deletion time.
+//              Order as helios (the shipped file is sorted). not_run: num_gpu 0 (CPU pods),
+//              never scheduled (empty scheduled_time: the Pending pods), or deleted when scheduled.
 //  csv         rentsim's own: a header naming submit_s,gpus,duration_s,gpu_type,user,priority,
 //              spot_ok in any order, optional id and workload, no other column; submit_s >= 0,
 //              gpus >= 1, duration_s > 0, priority a whole number, spot_ok true/false/1/0. Must
