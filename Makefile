@@ -67,6 +67,9 @@ bench: deps
 	# One process per size: peak memory is the process's maximum resident set.
 	for g in 64 128 1024 8192; do ./build/ci/tests/bench/flow_bench --benchmark_filter="BM_flow_all_reduce/$$g/"; done
 	./build/ci/tests/bench/flow_bench --benchmark_filter=analytic
+	# Reading job traces: a generated 1,000,000-job CSV streamed, the Philly CSV sorted in memory.
+	cmake --build --preset ci -j $(JOBS) --target jobs_bench
+	./build/ci/tests/bench/jobs_bench
 
 clean:
 	rm -rf build

@@ -24,6 +24,7 @@ struct Job {
     int priority = 0;            // larger runs first where the scheduler honours priorities
     bool spot_ok = false;        // may run on preemptible capacity
     std::string workload;        // workload class when the trace names one ("ResNet-50 ...")
+    std::string vc;              // virtual cluster or queue when the trace records one
     std::int64_t line = 0;       // line (or record) it came from, for messages
 };
 
@@ -44,6 +45,9 @@ public:
     virtual std::optional<Job> next() = 0;     // nullopt at the end
     virtual std::int64_t skipped() const = 0;  // bad rows skipped so far
     virtual const std::vector<BadRow>& bad_rows() const = 0;  // the first ones, for reports
+    // Valid rows left out because the job used no GPU time: no GPUs asked for (a CPU job), never
+    // started, or ran for zero seconds. Each format's reader documents which of these it drops.
+    virtual std::int64_t not_run() const { return 0; }
 };
 
 }  // namespace rentsim::jobs
