@@ -71,8 +71,8 @@ StepTimeline step_timeline(const analysis::Scenario& s) {
     out.step = rec.step;
     out.step_ns = rec.end - rec.start;
     out.iteration_s = static_cast<double>(tl.period_time) / static_cast<double>(tl.period ? tl.period : 1) * 1e-9;
-    sim::Time origin = rec.start;
-    for (const auto& sp : rec.spans) origin = std::min(origin, sp.start);
+    // The step fills the file: 0 is its start, and loader spans reaching outside it are clipped.
+    const sim::Time origin = rec.start;
     out.offset_ns = origin;
 
     const int zero = searched ? searched->zero : s.workload.parallelism.zero;
@@ -96,11 +96,15 @@ StepTimeline step_timeline(const analysis::Scenario& s) {
                         {"micro_batches", std::to_string(plan.micro_steps)}}});
     const auto add = [&](std::size_t i, std::string thread) {
         const StepSpan& sp = rec.spans[i];
-        if (sp.end == sp.start) return;  // nothing to see (a reduction on a single GPU)
+        const sim::Time from = std::max(sp.start, rec.start), to = std::min(sp.end, rec.end);
+        if (to <= from) return;  // nothing to see: outside the step, or empty (a reduction on one GPU)
         ids[i] = next_id++;
         TimelineSpan span{0, std::move(thread), span_name(sp, plan.micro_steps, buckets, param_gather), category(sp.kind),
-                          sp.start - origin, sp.end - sp.start, ids[i], {}};
+                          from - origin, to - from, ids[i], {}};
         if (sp.batch >= 0) span.args.push_back({"batch", std::to_string(sp.batch)});
+        if (from != sp.start || to != sp.end)
+            span.args.push_back({"whole_span_ms", fmt::format("{:.6f} to {:.6f}", static_cast<double>(sp.start - origin) * 1e-6,
+                                                              static_cast<double>(sp.end - origin) * 1e-6)});
         if (sp.kind == StepActivity::micro_batch || sp.kind == StepActivity::forward || sp.kind == StepActivity::backward)
             if (plan.micro_comm > 0)
                 span.args.push_back({"blocking_comm_per_micro_batch_ms", fmt::format("{:.6f}", static_cast<double>(plan.micro_comm) * 1e-6)});
@@ -126,9 +130,21 @@ StepTimeline step_timeline(const analysis::Scenario& s) {
     for (std::size_t i = 0; i < rec.spans.size(); ++i) {
         const StepSpan& sp = rec.spans[i];
         if (ids[i] == 0) continue;
-        if ((sp.kind == StepActivity::micro_batch || sp.kind == StepActivity::forward) && sp.batch >= 0)
-            if (auto from = find([&](const StepSpan& x) { return x.kind == StepActivity::batch && x.batch == sp.batch; }))
-                t.flows.push_back({from, ids[i]});
+        if ((sp.kind == StepActivity::micro_batch || sp.kind == StepActivity::forward) && sp.batch >= 0) {
+            // From the batch's last stage (the hand-over), else the batch: a flow binds to the
+            // innermost slice at its timestamp, and a batch's first stage starts with it.
+            std::uint64_t from = 0;
+            sim::Time last_end = -1;
+            for (std::size_t k = 0; k < rec.spans.size(); ++k) {
+                const StepSpan& x = rec.spans[k];
+                if (ids[k] != 0 && on_loader(x.kind) && x.kind != StepActivity::batch && x.batch == sp.batch && x.end > last_end) {
+                    last_end = x.end;
+                    from = ids[k];
+                }
+            }
+            if (!from) from = find([&](const StepSpan& x) { return x.kind == StepActivity::batch && x.batch == sp.batch; });
+            if (from) t.flows.push_back({from, ids[i]});
+        }
         if (sp.kind == StepActivity::gradient_comm) {
             if (auto from = find([&](const StepSpan& x) { return x.kind == StepActivity::backward && x.index == sp.index; }))
                 t.flows.push_back({from, ids[i]});

@@ -9,8 +9,9 @@
 // "loader worker k" per DataLoader worker (each batch it builds, with fetch, decode and copy
 // inside when storage is simulated). Arrows: a built batch to the compute that consumes it, a
 // bucket's backward to its reduction, the last reduction to the optimizer. The counter
-// "communication stream busy" is 1 while a reduction holds the stream. Times start at the
-// earliest span shown (a batch built ahead of the step), so the step may start after 0.
+// "communication stream busy" is 1 while a reduction holds the stream. Time 0 is the step's
+// start; loader spans reaching outside the step are clipped to it (their args give the whole
+// span), and a batch built before the step began is not shown.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ struct StepTimeline {
     Timeline timeline;
     std::int64_t step = 0;        // index of the recorded step in the run
     std::int64_t step_ns = 0;     // its length: the "step" span's duration
-    std::int64_t offset_ns = 0;   // engine time of the timeline's 0
+    std::int64_t offset_ns = 0;   // engine time of the timeline's 0, the step's start
     double iteration_s = 0;       // the steady step time the run reports (mean over one period)
 };
 
