@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -144,7 +145,8 @@ std::string timeline_json(const Timeline& t, const TimelineLimits& limits, Timel
 
     // Base threads of each process in the order of their first span in the caller's list.
     std::map<int, std::vector<std::string>> threads;                  // pid -> base names
-    std::map<std::pair<int, std::string>, std::size_t> thread_index;  // (pid, name) -> index in threads[pid]
+    std::map<std::pair<int, std::string_view>, std::size_t> thread_index;  // (pid, name) -> index in threads[pid]
+    std::vector<std::size_t> thread_of(n, 0);                               // span -> index in threads[pid]
     for (std::size_t i = 0; i < n; ++i) {
         if (!keep[i]) continue;
         auto [it, fresh] = thread_index.try_emplace({spans[i].process, spans[i].thread}, 0);
@@ -153,6 +155,7 @@ std::string timeline_json(const Timeline& t, const TimelineLimits& limits, Timel
             it->second = names.size();
             names.push_back(spans[i].thread);
         }
+        thread_of[i] = it->second;
     }
 
     // Greedy interval partitioning in time order: each span goes to the first sub-track of its
@@ -161,7 +164,7 @@ std::string timeline_json(const Timeline& t, const TimelineLimits& limits, Timel
     std::vector<std::size_t> sub(n, 0);
     for (auto i : order) {
         const auto& s = spans[i];
-        auto& tracks = subtracks[{s.process, thread_index.at({s.process, s.thread})}];
+        auto& tracks = subtracks[{s.process, thread_of[i]}];
         const std::int64_t end = s.start_ns + s.dur_ns;
         std::size_t k = 0;
         while (k < tracks.size() && !fits(tracks[k], s.start_ns, end)) ++k;
@@ -185,9 +188,7 @@ std::string timeline_json(const Timeline& t, const TimelineLimits& limits, Timel
             }
         }
     }
-    const auto tid_for = [&](std::size_t i) {
-        return tid_of.at({spans[i].process, thread_index.at({spans[i].process, spans[i].thread}), sub[i]});
-    };
+    const auto tid_for = [&](std::size_t i) { return tid_of.at({spans[i].process, thread_of[i], sub[i]}); };
 
     std::string out;
     out.reserve(64 + kept * 160);
@@ -239,7 +240,7 @@ std::string timeline_json(const Timeline& t, const TimelineLimits& limits, Timel
         const auto& s = spans[i];
         tid_by_span[i] = track.second;
         begin_event();
-        out += fmt::format("{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", s.process, track.second);
+        fmt::format_to(std::back_inserter(out), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", s.process, track.second);
         append_us(out, s.start_ns);
         out += ",\"dur\":";
         append_us(out, s.dur_ns);
@@ -276,10 +277,10 @@ std::string timeline_json(const Timeline& t, const TimelineLimits& limits, Timel
         for (const bool start : {true, false}) {
             const std::size_t i = start ? a : b;
             begin_event();
-            out += fmt::format("{{\"ph\":\"{}\",{}\"pid\":{},\"tid\":{},\"ts\":", start ? "s" : "f", start ? "" : "\"bp\":\"e\",",
+            fmt::format_to(std::back_inserter(out), "{{\"ph\":\"{}\",{}\"pid\":{},\"tid\":{},\"ts\":", start ? "s" : "f", start ? "" : "\"bp\":\"e\",",
                                spans[i].process, tid_by_span[i]);
             append_us(out, spans[i].start_ns);
-            out += fmt::format(",\"id\":{},\"name\":\"dependency\",\"cat\":\"flow\"}}", flows);
+            fmt::format_to(std::back_inserter(out), ",\"id\":{},\"name\":\"dependency\",\"cat\":\"flow\"}}", flows);
         }
     }
 
