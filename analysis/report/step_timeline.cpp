@@ -1,7 +1,10 @@
 #include "analysis/report/step_timeline.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 
 #include <fmt/format.h>
@@ -48,6 +51,46 @@ std::string category(StepActivity k) {
     if (k == StepActivity::gradient_comm) return "communication";
     if (k == StepActivity::input_wait || k == StepActivity::pipeline_bubble) return "idle";
     return "compute";
+}
+
+// The "layers" track, with one pipeline stage: each layer's forward and backward as the
+// compute model times them (StepCost::layers), laid end to end from the start of the phase
+// that runs them; what the phase holds beyond them (tensor-parallel collectives, a ZeRO-3
+// gather not hidden) follows at its end. Several stages hold parts of layers' time in
+// slots and are not detailed.
+void add_layers(Timeline& t, const analysis::StepPlan& p, const analysis::StepRecording& rec, sim::Time origin) {
+    const auto& layers = p.step.layers;
+    if (p.pp != 1 || layers.empty()) return;
+    std::vector<std::string> names;
+    std::map<std::string_view, int> count, seen;
+    for (const auto& l : layers) ++count[l.name];
+    for (const auto& l : layers)
+        names.push_back(count[l.name] > 1 ? fmt::format("{} {}", l.name, seen[l.name]++) : std::string(l.name));
+    // Lays the layers (backward: in reverse) from `start` until `end`; returns where it stopped.
+    // Boundaries are the running sum of layer seconds rounded to ns, as the phase was.
+    const auto lay = [&](sim::Time start, sim::Time end, bool backward) {
+        sim::Time at = start;
+        double sum = 0;
+        for (std::size_t k = 0; k < layers.size() && at < end; ++k) {
+            const std::size_t i = backward ? layers.size() - 1 - k : k;
+            sum += (backward ? layers[i].bwd : layers[i].fwd).value;
+            const sim::Time next = std::min(end, start + static_cast<sim::Time>(std::llround(sum * 1e9)));
+            if (next > at)
+                t.spans.push_back({0, "layers", names[i] + (backward ? " backward" : " forward"), "layer", at - origin, next - at, 0, {}});
+            at = std::max(at, next);
+        }
+        return at;
+    };
+    sim::Time bwd_start = -1, bwd_end = -1;
+    for (const auto& sp : rec.spans) {
+        if (sp.kind == StepActivity::micro_batch) lay(lay(sp.start, sp.end, false), sp.end, true);
+        if (sp.kind == StepActivity::forward) lay(sp.start, sp.end, false);
+        if (sp.kind == StepActivity::backward) {
+            if (bwd_start < 0) bwd_start = sp.start;
+            bwd_end = std::max(bwd_end, sp.end);
+        }
+    }
+    if (bwd_start >= 0) lay(bwd_start, bwd_end, true);
 }
 
 }  // namespace
@@ -112,6 +155,7 @@ StepTimeline step_timeline(const analysis::Scenario& s) {
     };
     for (std::size_t i = 0; i < rec.spans.size(); ++i)
         if (!on_loader(rec.spans[i].kind) && rec.spans[i].kind != StepActivity::gradient_comm) add(i, "compute");
+    add_layers(t, p, rec, origin);
     for (std::size_t i = 0; i < rec.spans.size(); ++i)
         if (rec.spans[i].kind == StepActivity::gradient_comm) add(i, "communication");
     for (int w = 0; w < plan.workers; ++w)

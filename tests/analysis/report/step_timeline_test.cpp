@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,19 @@ TEST_CASE("a step's timeline agrees with the run: step time, compute and exposed
     for (const auto& sp : t.spans) reductions += sp.thread == "communication";
     CHECK(reductions > 1);
     CHECK(t.flows.size() == static_cast<std::size_t>(reductions) + 1);
+    // Without tensor parallelism the layers fill the forward and the backward exactly: the
+    // compute model's layer times are what the phases are made of.
+    std::int64_t forward = 0, backward = 0, layer_fwd = 0, layer_bwd = 0;
+    for (const auto& sp : t.spans) {
+        if (sp.name == "forward") forward += sp.dur_ns;
+        if (sp.name.rfind("backward: bucket", 0) == 0) backward += sp.dur_ns;
+        if (sp.thread != "layers") continue;
+        const bool bwd = sp.name.size() > 9 && sp.name.compare(sp.name.size() - 9, 9, " backward") == 0;
+        (bwd ? layer_bwd : layer_fwd) += sp.dur_ns;
+    }
+    CHECK(forward > 0);
+    CHECK(std::abs(layer_fwd - forward) <= 2);  // ns: sums of seconds rounded once or per bucket
+    CHECK(std::abs(layer_bwd - backward) <= 2 * reductions);
     // The stream-busy counter: 1 for exactly the reductions' time (they never overlap).
     std::int64_t busy = 0, since = -1;
     for (const auto& c : t.counters) {
