@@ -64,7 +64,7 @@ struct RunOptions {
     bool seed_given = false;
     bool resume = false;     // finish an interrupted run from its journal
     std::vector<std::string> fail_on;  // conditions that make the command exit 1 (fail_conditions)
-    std::string timeline;    // Chrome trace JSON of one step of the first valid point
+    std::string timeline;    // Chrome trace JSON of one step of the first point that fits
     std::int64_t timeline_max_spans = 2'000'000;
 };
 
@@ -507,7 +507,7 @@ int main(int argc, char** argv) {
         cmd->add_flag("--resume", o.resume,
                       "finish an interrupted run: reuse the finished points of its journal (beside --out, else --csv)");
         cmd->add_option("--timeline", o.timeline,
-                        "write one training step of the first valid point as Chrome trace JSON (Perfetto, chrome://tracing)");
+                        "write one training step of the first point that fits as Chrome trace JSON (Perfetto, chrome://tracing)");
         cmd->add_option("--timeline-max-spans", o.timeline_max_spans,
                         "keep at most this many spans in the timeline, the first in time order (default 2000000)");
         cmd->add_option("--fail-on", o.fail_on,

@@ -1,5 +1,5 @@
 // `rentsim run FILE --timeline T.json`: Chrome trace JSON of one training step of the first
-// valid point of the scenario (analysis/report/step_timeline.hpp), for Perfetto and
+// point of the scenario that fits (analysis/report/step_timeline.hpp), for Perfetto and
 // chrome://tracing.
 #pragma once
 
