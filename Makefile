@@ -56,20 +56,22 @@ fuzz: deps
 	cmake --build --preset fuzz -j $(JOBS)
 	ctest --preset fuzz -j $(JOBS)
 
-# The benchmark suite (tests/bench), apart from the tests: builds the three benchmark programs
+# The benchmark suite (tests/bench), apart from the tests: builds the benchmark programs
 # of the ci build and runs every benchmark, run_bench's BENCH_REPETITIONS times (mean, median,
 # spread); after its table run_bench prints the ratios measured in the same run.
 bench: deps
 	cmake --preset ci -G Ninja
-	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench
+	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench timeline_bench jobs_bench trace_bench
 	./build/ci/tests/bench/engine_bench
 	./build/ci/tests/bench/run_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 	# One process per size: peak memory is the process's maximum resident set.
 	for g in 64 128 1024 8192; do ./build/ci/tests/bench/flow_bench --benchmark_filter="BM_flow_all_reduce/$$g/"; done
 	./build/ci/tests/bench/flow_bench --benchmark_filter=analytic
 	# Reading job traces: a generated 1,000,000-job CSV streamed, the Philly CSV sorted in memory.
-	cmake --build --preset ci -j $(JOBS) --target jobs_bench
 	./build/ci/tests/bench/jobs_bench
+	./build/ci/tests/bench/timeline_bench
+	# Importing recorded op-level traces (Kineto).
+	./build/ci/tests/bench/trace_bench
 
 clean:
 	rm -rf build

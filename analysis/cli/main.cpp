@@ -27,6 +27,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/cli/timeline_command.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/report/report.hpp"
 #include "analysis/run/run.hpp"
@@ -63,6 +64,8 @@ struct RunOptions {
     bool seed_given = false;
     bool resume = false;     // finish an interrupted run from its journal
     std::vector<std::string> fail_on;  // conditions that make the command exit 1 (fail_conditions)
+    std::string timeline;    // Chrome trace JSON of one step of the first point that fits
+    std::int64_t timeline_max_spans = 2'000'000;
 };
 
 // `--fail-on` conditions, for CI: a point that meets one makes `run`/`sweep` exit 1 after
@@ -173,6 +176,11 @@ int run_command(const RunOptions& o) {
         throw analysis::InputError("--resume", "", "needs --out or --csv: an interrupted run's journal lies beside its output");
     if (!o.out.empty() && !o.csv.empty() && same_file(o.out, o.csv))
         throw analysis::InputError("--csv", "", "names the same file as --out");
+    if (o.timeline_max_spans < 1)
+        throw analysis::InputError("--timeline-max-spans", "", fmt::format("expected a count >= 1, got {}", o.timeline_max_spans));
+    for (const std::string* other : {&o.out, &o.csv, &o.markdown})
+        if (!o.timeline.empty() && !other->empty() && same_file(o.timeline, *other))
+            throw analysis::InputError("--timeline", "", "names the same file as another output");
     const auto set = analysis::load_scenarios(o.file);
     analysis::RunOptions options;
     options.replications = o.replications;
@@ -244,7 +252,10 @@ int run_command(const RunOptions& o) {
                                  outputs.empty() ? "" : " and the outputs are written");
         return 128 + sig;
     }
-    std::cout << analysis::format_results_text(results);
+    const std::string timeline_line =
+        o.timeline.empty() ? std::string()
+                           : cli::write_run_timeline(set, results, o.timeline, static_cast<std::size_t>(o.timeline_max_spans));
+    std::cout << analysis::format_results_text(results) << timeline_line;
     int status = 0;
     // Points that break a rule ran as rows saying so; the others ran. Bad input still
     // exits 2, after the outputs and the table.
@@ -495,6 +506,10 @@ int main(int argc, char** argv) {
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
         cmd->add_flag("--resume", o.resume,
                       "finish an interrupted run: reuse the finished points of its journal (beside --out, else --csv)");
+        cmd->add_option("--timeline", o.timeline,
+                        "write one training step of the first point that fits as Chrome trace JSON (Perfetto, chrome://tracing)");
+        cmd->add_option("--timeline-max-spans", o.timeline_max_spans,
+                        "keep at most this many spans in the timeline, the first in time order (default 2000000)");
         cmd->add_option("--fail-on", o.fail_on,
                         "exit 1 when a point is: stopped (by its budget, or given up), budget (stopped by it or past its "
                         "alert), deadline (missed), unfit (does not fit); comma-separated")

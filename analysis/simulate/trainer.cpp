@@ -4,6 +4,7 @@
 #include <bit>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -27,8 +28,8 @@ enum class Stage : std::int64_t { idle, slot_wait, fetch, cpu_wait, decode, h2d 
 
 class TrainingSim {
 public:
-    TrainingSim(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* obs)
-        : plan_(plan), engine_(seed), comm_(engine_, 1), graph_(engine_),
+    TrainingSim(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* obs, StepRecording* rec)
+        : plan_(plan), rec_(rec), engine_(seed), comm_(engine_, 1), graph_(engine_),
           slots_(engine_, static_cast<std::uint32_t>(std::max(1, plan.stages.source_slots))),
           cores_(engine_, static_cast<std::uint32_t>(std::max(1, plan.stages.cpu_cores))),
           net_(engine_, k_flow) {
@@ -38,6 +39,12 @@ public:
         busy_.assign(w, false);
         finish_.assign(w, 0);
         workers_.assign(w, WorkerState{});
+        if (rec_) {
+            rec_started_.assign(w, 0);
+            rec_build_batch_.assign(w, -1);
+            rec_build_start_.assign(w, 0);
+            rec_stage_start_.assign(w, 0);
+        }
         if (plan_.stages.enabled) {
             const auto& st = plan_.stages;
             if (st.source_bytes_per_s <= 0 || (st.h2d_bytes > 0 && st.h2d_bytes_per_s <= 0))
@@ -82,9 +89,11 @@ private:
         if (plan_.bucket_bwd.empty() || plan_.bucket_bwd.size() != plan_.bucket_comm.size())
             throw std::invalid_argument("training plan needs one all-reduce per gradient bucket");
         auto prev = graph_.add_delay("forward", plan_.last_fwd);
+        forward_ = prev;
         if (plan_.pipeline_bubble > 0) {
             auto bubble = graph_.add_delay("pipeline-bubble", plan_.pipeline_bubble);
             graph_.precede(bubble, prev);
+            bubble_ = bubble;
         }
         std::vector<sim::ActivityGraph::Handle> comms;
         for (std::size_t b = 0; b < plan_.bucket_bwd.size(); ++b) {
@@ -93,17 +102,24 @@ private:
             auto ar = graph_.add_resource_use("all-reduce." + std::to_string(b), comm_, plan_.bucket_comm[b]);
             graph_.precede(bwd, ar);
             comms.push_back(ar);
+            backwards_.push_back(bwd);
             prev = bwd;
         }
         auto opt = graph_.add_delay("optimizer", plan_.optimizer + plan_.step_overhead);
         graph_.precede(prev, opt);
         for (auto c : comms) graph_.precede(c, opt);
+        comms_ = comms;
+        optimizer_ = opt;
     }
 
     // ---- input pipeline -------------------------------------------------------------
     void start_build(int w) {
         const auto i = static_cast<std::size_t>(w);
         busy_[i] = true;
+        if (rec_) {
+            rec_build_start_[i] = engine_.now();
+            rec_build_batch_[i] = rec_started_[i]++ * plan_.workers + w;
+        }
         if (plan_.stages.enabled) return start_fetch(w);
         finish_[i] = engine_.now() + plan_.batch_build;
         engine_.schedule_in(plan_.batch_build, [this, w] { on_built(w); }, k_batch_built, static_cast<std::uint32_t>(w));
@@ -126,8 +142,10 @@ private:
             auto& st = workers_[static_cast<std::size_t>(w)];
             st.stage = Stage::fetch;
             st.until = engine_.now() + latency;
+            if (rec_) rec_stage_start_[static_cast<std::size_t>(w)] = engine_.now();
             st.flow_order = ++flow_orders_;
             st.flow = net_.start_flow(fetch_path_, bytes, [this, w] {
+                if (rec_) record_loader(StepActivity::fetch, w);
                 slots_.release();
                 start_decode(w);
             }, latency);
@@ -142,7 +160,9 @@ private:
             auto& st = workers_[static_cast<std::size_t>(w)];
             st.stage = Stage::decode;
             st.until = engine_.now() + plan_.batch_build;
+            if (rec_) rec_stage_start_[static_cast<std::size_t>(w)] = engine_.now();
             engine_.schedule_in(plan_.batch_build, [this, w] {
+                if (rec_) record_loader(StepActivity::decode, w);
                 cores_.release();
                 start_h2d(w);
             }, k_batch_built, static_cast<std::uint32_t>(w));
@@ -157,7 +177,9 @@ private:
         }
         s.stage = Stage::h2d;
         s.flow_order = ++flow_orders_;
+        if (rec_) rec_stage_start_[static_cast<std::size_t>(w)] = engine_.now();
         s.flow = net_.start_flow(pcie_path_, plan_.stages.h2d_bytes, [this, w] {
+            if (rec_) record_loader(StepActivity::copy, w);
             workers_[static_cast<std::size_t>(w)].stage = Stage::idle;
             on_built(w);
         });
@@ -165,6 +187,7 @@ private:
 
     void on_built(int w) {
         const auto i = static_cast<std::size_t>(w);
+        if (rec_) record({StepActivity::batch, w, -1, rec_build_batch_[i], rec_build_start_[i], engine_.now()}, -1);
         busy_[i] = false;
         ++ready_[i];
         if (ready_[i] < plan_.prefetch_factor) start_build(w);
@@ -172,6 +195,7 @@ private:
             waiting_ = false;
             stall_ += engine_.now() - wait_start_;
             take(w);
+            if (rec_) record({StepActivity::input_wait, -1, -1, rec_consumed_, wait_start_, engine_.now()}, step_);
             on_batch();
         }
     }
@@ -181,6 +205,7 @@ private:
     void take(int w) {
         const auto i = static_cast<std::size_t>(w);
         --ready_[i];
+        if (rec_) rec_consumed_ = next_batch_;
         ++next_batch_;
         if (!busy_[i]) start_build(w);  // the consumed slot is handed a new batch index
     }
@@ -200,16 +225,21 @@ private:
     // ---- steps ------------------------------------------------------------------------
     void on_batch() {
         if (micro_ + 1 < plan_.micro_steps) {
+            if (rec_)
+                record({StepActivity::micro_batch, -1, micro_, rec_consumed_, engine_.now(), engine_.now() + plan_.micro_fwd_bwd},
+                       step_);
             engine_.schedule_in(plan_.micro_fwd_bwd, [this] {
                 ++micro_;
                 request_batch();
             }, k_micro_step);
         } else {
+            rec_last_batch_ = rec_consumed_;
             graph_.start([this](sim::Time) { on_step_done(); });
         }
     }
 
     void on_step_done() {
+        if (rec_) record_graph();
         ++step_;
         engine_.schedule_in(0, [this] { start_step(); }, k_step_done);
     }
@@ -266,6 +296,7 @@ private:
     sim::Time vnow() const { return engine_.now() + time_offset_; }
 
     void start_step() {
+        if (rec_) next_recorded_step();
         const sim::Time now = vnow(), stall = stall_ + stall_offset_;
         starts_.push_back(now);
         stalls_.push_back(stall);
@@ -347,6 +378,19 @@ private:
         starts_.assign(1, vnow());
         stalls_.assign(1, stall_ + stall_offset_);
         skipped_steps_ += n * p;
+        if (rec_) {
+            // Batch indices moved on by the skipped periods: those built and not yet consumed,
+            // those in progress, and each worker's next.
+            const std::int64_t shift = n * per_period;
+            for (auto& sp : rec_spans_)
+                if (sp.step < 0 && sp.span.batch >= next_batch_ - shift) sp.span.batch += shift;
+            rec_prev_first_batch_ += shift;
+            rec_cur_first_batch_ += shift;
+            for (std::size_t w = 0; w < rec_started_.size(); ++w) {
+                rec_started_[w] += shift / plan_.workers;
+                if (busy_[w]) rec_build_batch_[w] += shift;
+            }
+        }
     }
 
     std::int64_t epoch_start_step(std::int64_t e) const {
@@ -354,6 +398,7 @@ private:
     }
 
     Timeline finish() {
+        if (rec_) finish_recording();
         Timeline t;
         t.events = engine_.events_executed();
         t.fingerprint = engine_.fingerprint();
@@ -407,6 +452,67 @@ private:
         return t;
     }
 
+    // ---- recording (only with a StepRecording) ----------------------------------------
+    struct Recorded {
+        StepSpan span;
+        std::int64_t step;  // the step the span belongs to; -1 for loader spans
+    };
+
+    void record(const StepSpan& span, std::int64_t step) { rec_spans_.push_back({span, step}); }
+
+    void record_loader(StepActivity kind, int w) {
+        const auto i = static_cast<std::size_t>(w);
+        record({kind, w, -1, rec_build_batch_[i], rec_stage_start_[i], engine_.now()}, -1);
+    }
+
+    // The last micro-batch's activity graph, from its start and finish times.
+    void record_graph() {
+        const std::int64_t b = plan_.workers ? rec_last_batch_ : -1;
+        if (bubble_) record({StepActivity::pipeline_bubble, -1, -1, -1, graph_.started_at(*bubble_), graph_.finished_at(*bubble_)}, step_);
+        record({StepActivity::forward, -1, plan_.micro_steps - 1, b, graph_.started_at(forward_), graph_.finished_at(forward_)}, step_);
+        for (std::size_t k = 0; k < backwards_.size(); ++k) {
+            const int index = static_cast<int>(k);
+            record({StepActivity::backward, -1, index, -1, graph_.started_at(backwards_[k]), graph_.finished_at(backwards_[k])}, step_);
+            // A reduction holds the stream from its grant, once the ones before it are done.
+            const sim::Time end = graph_.finished_at(comms_[k]);
+            record({StepActivity::gradient_comm, -1, index, -1, end - plan_.bucket_comm[k], end}, step_);
+        }
+        const sim::Time opt = graph_.started_at(optimizer_);
+        record({StepActivity::optimizer, -1, -1, -1, opt, opt + plan_.optimizer}, step_);
+        record({StepActivity::step_overhead, -1, -1, -1, opt + plan_.optimizer, graph_.finished_at(optimizer_)}, step_);
+    }
+
+    // A step starts: keep only what the step that just ended, or a later one, may show.
+    void next_recorded_step() {
+        rec_prev_start_ = rec_cur_start_;
+        rec_cur_start_ = engine_.now();
+        rec_prev_first_batch_ = rec_cur_first_batch_;
+        rec_cur_first_batch_ = next_batch_;
+        std::erase_if(rec_spans_, [this](const Recorded& r) {
+            if (r.step >= 0) return r.step < step_ - 1;
+            // Ended before the step that just ended, and consumed before it started.
+            return r.span.end < rec_prev_start_ && r.span.batch < rec_prev_first_batch_;
+        });
+    }
+
+    void finish_recording() {
+        StepRecording& out = *rec_;
+        out = {};
+        out.start = rec_prev_start_;
+        out.end = rec_cur_start_;
+        out.step = step_ - 1;
+        std::vector<std::int64_t> consumed;
+        for (const auto& r : rec_spans_)
+            if (r.step == out.step && r.span.batch >= 0) consumed.push_back(r.span.batch);
+        for (const auto& r : rec_spans_) {
+            const auto& sp = r.span;
+            const bool mine = r.step == out.step;
+            const bool loader = r.step < 0 && ((sp.end > out.start && sp.start < out.end) ||
+                                               std::find(consumed.begin(), consumed.end(), sp.batch) != consumed.end());
+            if (mine || loader) out.spans.push_back(sp);
+        }
+    }
+
     static sim::Time sum(const std::vector<sim::Time>& v) {
         sim::Time s = 0;
         for (auto x : v) s += x;
@@ -414,6 +520,7 @@ private:
     }
 
     const TrainingPlan& plan_;
+    StepRecording* rec_;
     sim::Engine engine_;
     sim::FifoResource comm_;
     sim::ActivityGraph graph_;
@@ -447,14 +554,27 @@ private:
     std::int64_t base_step_ = 0, skipped_steps_ = 0;
     std::int64_t epoch_count_ = 0, next_epoch_ = 0;
     std::vector<std::pair<sim::Time, sim::Time>> marks_;  // (start, cumulative stall) of each epoch
+
+    // The activity graph's handles, for recording.
+    sim::ActivityGraph::Handle forward_ = 0, optimizer_ = 0;
+    std::optional<sim::ActivityGraph::Handle> bubble_;
+    std::vector<sim::ActivityGraph::Handle> backwards_, comms_;
+
+    // Recording: spans of the last two steps and the loaders' unconsumed batches.
+    std::vector<Recorded> rec_spans_;
+    std::vector<std::int64_t> rec_started_, rec_build_batch_;  // per worker: builds started, batch in progress
+    std::vector<sim::Time> rec_build_start_, rec_stage_start_;
+    std::int64_t rec_consumed_ = -1, rec_last_batch_ = -1;
+    std::int64_t rec_prev_first_batch_ = 0, rec_cur_first_batch_ = 0;  // next_batch_ at the last two step starts
+    sim::Time rec_prev_start_ = 0, rec_cur_start_ = 0;
 };
 
 }  // namespace
 
-Timeline simulate_training(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* observer) {
+Timeline simulate_training(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* observer, StepRecording* record) {
     if (plan.iterations < 1) throw std::invalid_argument("training plan needs at least one step");
     if (plan.micro_steps < 1) throw std::invalid_argument("training plan needs at least one micro-step");
-    TrainingSim s(plan, seed, observer);
+    TrainingSim s(plan, seed, observer, record);
     return s.run();
 }
 

@@ -88,7 +88,44 @@ struct Timeline {
     std::uint64_t fingerprint = 0;
 };
 
-// Throws std::invalid_argument on an inconsistent plan (no buckets, negative times).
-Timeline simulate_training(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* observer = nullptr);
+// What one activity of a recorded step was (StepRecording).
+enum class StepActivity {
+    micro_batch,     // forward and backward of a micro-batch before the last one
+    input_wait,      // the GPU waits for its next micro-batch
+    pipeline_bubble,
+    forward,         // of the last micro-batch
+    backward,        // of the last micro-batch, producing gradient bucket `index`
+    gradient_comm,   // the reduction of bucket `index` on the communication stream
+    optimizer,
+    step_overhead,   // host-side time per step outside kernels
+    batch,           // a loader worker builds micro-batch `batch` (the whole of it, waits included)
+    fetch,           // storage stages inside `batch`: reading from the source,
+    decode,          //   decoding on a CPU core,
+    copy,            //   the host-to-device copy
+};
+
+// One activity of the recorded step, engine times in ns.
+struct StepSpan {
+    StepActivity kind = StepActivity::micro_batch;
+    int worker = -1;             // the loader worker (batch, fetch, decode, copy), else -1
+    int index = -1;              // micro-batch of the step (micro_batch) or bucket (backward, gradient_comm)
+    std::int64_t batch = -1;     // micro-batch built (loader) or consumed (micro_batch, input_wait, forward)
+    sim::Time start = 0, end = 0;
+};
+
+// The last simulated step (the steady state once the run repeats; with one iteration, the
+// first step), recorded when simulate_training is given one: the spans of the step's own
+// activities, those of the loaders overlapping it, and the loader spans of the micro-batches
+// it consumes, however early they were built. Spans are not clipped to the step.
+struct StepRecording {
+    sim::Time start = 0, end = 0;   // the step, engine times
+    std::int64_t step = 0;          // its index, counting fast-forwarded steps
+    std::vector<StepSpan> spans;    // in the order they were recorded
+};
+
+// Throws std::invalid_argument on an inconsistent plan (no buckets, negative times). With
+// `record`, the last simulated step's spans are recorded into it; without, nothing is kept.
+Timeline simulate_training(const TrainingPlan& plan, std::uint64_t seed, sim::Observer* observer = nullptr,
+                           StepRecording* record = nullptr);
 
 }  // namespace rentsim::analysis
