@@ -110,17 +110,23 @@ double bound_number(const Value& v) {
 Bound parse_bound(const std::string& field, const Value& v) {
     if (!v.is_object()) v.fail("expected {\"min\": number, \"max\": number} (either or both), got " + v.json().dump());
     Bound b;
+    std::string min_text, max_text;  // as written, for messages
     b.field = field;
     b.pointer = v.pointer();
     for (const auto& [key, x] : v.json().items()) {
         const Value at(x, v.pointer() + "/" + json_pointer_escape(key), v.source());
-        if (key == "min") b.min = bound_number(at);
-        else if (key == "max") b.max = bound_number(at);
+        if (key == "min") {
+            b.min = bound_number(at);
+            min_text = x.dump();
+        } else if (key == "max") {
+            b.max = bound_number(at);
+            max_text = x.dump();
+        }
         else at.fail(unknown_name_message("bound", key, std::vector<std::string_view>{"min", "max"}));
     }
     if (!b.min && !b.max) v.fail("expected \"min\" or \"max\" (or both)");
     if (b.min && b.max && *b.min > *b.max)
-        v.fail("expected min <= max, got min " + Json(*b.min).dump() + " and max " + Json(*b.max).dump());
+        v.fail("expected min <= max, got min " + min_text + " and max " + max_text);
     return b;
 }
 
