@@ -80,7 +80,7 @@ TEST_CASE("the bar is redrawn at most ten times a second and erased at the end")
     // 16, 18, ..., 32, then erased.
     const auto said = run(ProgressMode::bar, 32, 0.0625);
     REQUIRE(said.size() == 10);
-    CHECK(said.front() == "\r[###############---------------]  16/32   50%  16.0 points/s  ETA 1000.0 ms\033[K");
+    CHECK(said.front() == "\r[###############---------------]  16/32   50%  16.0 points/s  ETA 1.0 s\033[K");
     CHECK(said[8].starts_with("\r[##############################]  32/32  100%"));
     CHECK(said.back() == "\r\033[K");
 }
