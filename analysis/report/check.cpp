@@ -196,7 +196,7 @@ std::string format_checks(const std::vector<FileCheck>& checks) {
         if (!c.errors.empty() && c.points == 0) o += c.file + ": does not load\n";
         else if (!c.ran) o += c.file + ": " + points + ", no expectations (loaded, not run)\n";
         else if (f > 0) o += fmt::format("{}: {}, {} of {} checks failed\n", c.file, points, f, c.cases.size());
-        else o += fmt::format("{}: {}, {} checks passed\n", c.file, points, c.cases.size());
+        else o += fmt::format("{}: {}, {} check{} passed\n", c.file, points, c.cases.size(), c.cases.size() == 1 ? "" : "s");
         for (const auto& e : c.errors) o += "  ERROR " + e + "\n";
         for (const auto& k : c.cases)
             if (!k.failure.empty()) o += "  FAIL " + k.name + ": " + k.failure + "\n";
