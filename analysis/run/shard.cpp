@@ -11,6 +11,7 @@
 
 #include "analysis/run/sweep.hpp"
 #include "analysis/scenario/input_error.hpp"
+#include "analysis/scenario/json_reader.hpp"
 
 namespace rentsim::analysis {
 
@@ -77,7 +78,19 @@ std::string shard_json(ShardSpec shard, std::string_view name, const std::vector
 }
 
 std::vector<Result> merge_shards(const std::vector<std::string>& paths) {
-    if (paths.empty()) throw InputError("merge", "", "expected the shard files of one sweep");
+    std::vector<std::pair<std::string, std::string>> shards;
+    for (const auto& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw InputError(path, "", "cannot open file");
+        std::ostringstream text;
+        text << in.rdbuf();
+        shards.emplace_back(path, text.str());
+    }
+    return merge_shard_texts(shards);
+}
+
+std::vector<Result> merge_shard_texts(const std::vector<std::pair<std::string, std::string>>& shards) {
+    if (shards.empty()) throw InputError("merge", "", "expected the shard files of one sweep");
     struct Head {
         std::int64_t count = 0;
         std::uint64_t points = 0;
@@ -86,16 +99,15 @@ std::vector<Result> merge_shards(const std::vector<std::string>& paths) {
     std::optional<Head> first;
     std::vector<std::optional<Result>> results;
     std::vector<std::string> seen_shard;  // by shard index - 1: the file that held it
-    for (const auto& path : paths) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) throw InputError(path, "", "cannot open file");
-        std::ostringstream text;
-        text << in.rdbuf();
-        const Record j = Record::parse(text.str(), nullptr, false);
+    for (const auto& shard : shards) {
+        const std::string& path = shard.first;
+        const std::string& text = shard.second;
+        // The scenario reader's parser: nesting depth and duplicate keys checked, errors at a line.
+        const Record j = parse_json_text(text, path);
         const auto fail = [&](const std::string& where, const std::string& message) -> void {
             throw InputError(path, where, message);
         };
-        if (j.is_discarded() || !j.is_object() || !j.contains("shard") || !j["shard"].is_object())
+        if (!j.is_object() || !j.contains("shard") || !j["shard"].is_object())
             fail("", "not a shard file (written by `rentsim sweep FILE --shard i/N --out SHARD.json`)");
         const Record& s = j["shard"];
         for (const char* key : {"index", "count", "points"})
@@ -138,7 +150,7 @@ std::vector<Result> merge_shards(const std::vector<std::string>& paths) {
     }
     for (std::size_t i = 0; i < seen_shard.size(); ++i)
         if (seen_shard[i].empty())
-            throw InputError(paths.front(), "", "shard " + std::to_string(i + 1) + "/" + std::to_string(first->count) + " is missing");
+            throw InputError(shards.front().first, "", "shard " + std::to_string(i + 1) + "/" + std::to_string(first->count) + " is missing");
     std::vector<Result> out;
     out.reserve(results.size());
     for (auto& r : results) out.push_back(std::move(*r));

@@ -38,5 +38,7 @@ std::string shard_json(ShardSpec shard, std::string_view name, const std::vector
 // The results of every point, in order, from the shard files of one sweep: all N shards, each
 // once, of the same inputs, holding exactly their points. InputError naming the file otherwise.
 std::vector<Result> merge_shards(const std::vector<std::string>& paths);
+// The same from (name, text) pairs: the names stand for the files in messages.
+std::vector<Result> merge_shard_texts(const std::vector<std::pair<std::string, std::string>>& shards);
 
 }  // namespace rentsim::analysis

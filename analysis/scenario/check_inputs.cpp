@@ -33,6 +33,8 @@ FoundScenarios find_scenario_files(const std::string& folder) {
 
 namespace {
 
+std::vector<ResultRow> parse_result_rows_json(const Json& root, const std::string& path);
+
 void flatten(const Json& j, const std::string& prefix, ResultRow& row) {
     for (const auto& [key, v] : j.items()) {
         const std::string name = prefix.empty() ? key : prefix + "." + key;
@@ -45,7 +47,16 @@ void flatten(const Json& j, const std::string& prefix, ResultRow& row) {
 }  // namespace
 
 std::vector<ResultRow> load_result_rows(const std::string& path) {
-    const Json root = read_json_file(path);
+    return parse_result_rows_json(read_json_file(path), path);
+}
+
+std::vector<ResultRow> parse_result_rows(const std::string& text, const std::string& file) {
+    return parse_result_rows_json(parse_json_text(text, file), file);
+}
+
+namespace {
+
+std::vector<ResultRow> parse_result_rows_json(const Json& root, const std::string& path) {
     const JsonSource src{path, {}, {}};
     const Value top(root, "", src);
     if (!top.is_object()) top.fail("expected a result file {\"schema\": 1, \"results\": [...]}, got " + root.dump().substr(0, 64));
@@ -69,5 +80,7 @@ std::vector<ResultRow> load_result_rows(const std::string& path) {
     }
     return rows;
 }
+
+}  // namespace
 
 }  // namespace rentsim::analysis

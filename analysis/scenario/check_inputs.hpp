@@ -30,5 +30,7 @@ struct ResultRow {
 // A result file as `run`, `sweep`, `merge` or `check` write it ({"schema": 1, "results":
 // [...]}). Two results of one name and point are an error (a baseline must say which it means).
 std::vector<ResultRow> load_result_rows(const std::string& path);
+// The same from text; `file` names it in messages.
+std::vector<ResultRow> parse_result_rows(const std::string& text, const std::string& file);
 
 }  // namespace rentsim::analysis
