@@ -108,7 +108,7 @@ TEST_CASE("best bounds fail when no point finished") {
     CHECK(cases[0].failure == "no point finished (status done) with a value of cost_usd");
 }
 
-TEST_CASE("a point without the figure fails its bound; an invalid point is skipped") {
+TEST_CASE("a point without the figure fails its bound, and an invalid point is skipped") {
     Result unfit = done("a", 0, 0);
     unfit.fits = false;
     unfit.status = "does not fit";
