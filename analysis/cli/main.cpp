@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -28,9 +29,13 @@
 #include <fmt/format.h>
 
 #include "analysis/cli/timeline_command.hpp"
+#include "analysis/cli/check_command.hpp"
+#include "analysis/cli/merge_command.hpp"
 #include "analysis/report/atomic_file.hpp"
+#include "analysis/report/progress.hpp"
 #include "analysis/report/report.hpp"
 #include "analysis/run/run.hpp"
+#include "analysis/run/shard.hpp"
 #include "analysis/run/sweep.hpp"
 #include "analysis/scenario/calibration_io.hpp"
 #include "analysis/scenario/input_error.hpp"
@@ -63,6 +68,8 @@ struct RunOptions {
     std::int64_t seed = -1;  // -1: the scenario's
     bool seed_given = false;
     bool resume = false;     // finish an interrupted run from its journal
+    bool quiet = false;      // no progress on standard error
+    std::string shard;       // "i/N": run only that share of the points (analysis/run/shard.hpp)
     std::vector<std::string> fail_on;  // conditions that make the command exit 1 (fail_conditions)
     std::string timeline;    // Chrome trace JSON of one step of the first point that fits
     std::int64_t timeline_max_spans = 2'000'000;
@@ -181,23 +188,47 @@ int run_command(const RunOptions& o) {
     for (const std::string* other : {&o.out, &o.csv, &o.markdown})
         if (!o.timeline.empty() && !other->empty() && same_file(o.timeline, *other))
             throw analysis::InputError("--timeline", "", "names the same file as another output");
-    const auto set = analysis::load_scenarios(o.file);
+    analysis::ShardSpec shard;
+    if (!o.shard.empty()) {
+        shard = analysis::parse_shard(o.shard);
+        if (o.out.empty()) throw analysis::InputError("--shard", "", "needs --out: the shard file that `rentsim merge` joins");
+        if (!o.csv.empty() || !o.markdown.empty())
+            throw analysis::InputError("--shard", "", "writes its --out only: `rentsim merge` writes the CSV and Markdown of the whole sweep");
+    }
+    const auto full = analysis::load_scenarios(o.file);
     analysis::RunOptions options;
     options.replications = o.replications;
     if (o.seed >= 0) options.seed = static_cast<std::uint64_t>(o.seed);
     const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // A shard runs its share of the points as a set of its own; every point keeps its input hash.
+    const std::vector<std::string> all_hashes =
+        o.out.empty() && o.csv.empty() ? std::vector<std::string>() : analysis::point_input_hashes(full, read_text(o.file), options);
+    std::vector<std::size_t> shard_indices;
+    analysis::ScenarioSet shard_set;
+    std::vector<std::string> hashes = all_hashes;
+    if (shard.active()) {
+        shard_indices = analysis::shard_points(full.points.size(), shard);
+        shard_set.axes = full.axes;
+        hashes.clear();
+        for (const std::size_t i : shard_indices) {
+            shard_set.points.push_back(full.points[i]);
+            hashes.push_back(all_hashes[i]);
+        }
+    }
+    const analysis::ScenarioSet& set = shard.active() ? shard_set : full;
     const std::size_t n = set.points.size();
 
     std::optional<analysis::PointJournal> journal;
     analysis::SweepControl control;
     control.stop = [] { return stop_signal.load() != 0; };
-    control.finished = [&journal](std::size_t i, const analysis::Result& r) {
+    std::optional<analysis::Progress> progress;
+    control.finished = [&journal, &progress](std::size_t i, const analysis::Result& r) {
         if (journal) journal->append(i, r);
         ++points_finished;
+        if (progress) progress->point_done();
     };
     if (!o.out.empty() || !o.csv.empty()) {
-        journal.emplace(analysis::PointJournal::path_for(o.out.empty() ? o.csv : o.out),
-                        analysis::point_input_hashes(set, read_text(o.file), options), o.resume);
+        journal.emplace(analysis::PointJournal::path_for(o.out.empty() ? o.csv : o.out), hashes, o.resume);
         // The journal's lock makes this run the only one writing these outputs.
         for (const std::string* output : {&o.out, &o.csv})
             if (!output->empty()) analysis::remove_stale_temporaries(*output);
@@ -217,15 +248,21 @@ int run_command(const RunOptions& o) {
     abandon_tail_size = std::min(tail.size(), abandon_tail.size());
     std::copy_n(tail.begin(), abandon_tail_size, abandon_tail.begin());
     abandon_armed = 1;
+    // Progress of a sweep only: a single run has nothing to count.
+    if (n > 1)
+        progress.emplace(analysis::progress_mode(o.quiet, ::isatty(STDERR_FILENO) == 1, std::getenv("CI")), n,
+                         points_finished.load(), analysis::steady_seconds, analysis::write_to_stderr);
     std::vector<std::optional<analysis::Result>> points;
     try {
         points = analysis::run_points(set, jobs, options, std::move(control));
     } catch (...) {
         abandon_armed = 0;
+        if (progress) progress->finish();
         note_kept_points();
         throw;
     }
     abandon_armed = 0;
+    if (progress) progress->finish();
     const auto finished =
         static_cast<std::size_t>(std::count_if(points.begin(), points.end(), [](const auto& p) { return p.has_value(); }));
     if (finished < n) {
@@ -237,7 +274,9 @@ int run_command(const RunOptions& o) {
     results.reserve(n);
     for (auto& p : points) results.push_back(std::move(*p));
     std::vector<analysis::OutputFile> outputs;
-    if (!o.out.empty()) outputs.push_back({o.out, analysis::results_to_json(results)});
+    if (shard.active()) outputs.push_back({o.out, analysis::shard_json(shard, full.points.empty() ? "" : full.points[0].name,
+                                                                       all_hashes, shard_indices, results)});
+    else if (!o.out.empty()) outputs.push_back({o.out, analysis::results_to_json(results)});
     if (!o.csv.empty()) outputs.push_back({o.csv, analysis::results_to_csv(results)});
     if (!o.markdown.empty()) outputs.push_back({o.markdown, analysis::results_to_markdown(results)});
     try {
@@ -504,6 +543,10 @@ int main(int argc, char** argv) {
         cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
         cmd->add_option("--replications", o.replications, "independent replications of the run's random events");
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
+        cmd->add_option("--shard", o.shard,
+                        "run shard i of N: the points whose index (from 0) is i-1 modulo N; --out then writes a shard "
+                        "file for `rentsim merge`");
+        cmd->add_flag("-q,--quiet", o.quiet, "no progress on standard error");
         cmd->add_flag("--resume", o.resume,
                       "finish an interrupted run: reuse the finished points of its journal (beside --out, else --csv)");
         cmd->add_option("--timeline", o.timeline,
@@ -571,6 +614,11 @@ int main(int argc, char** argv) {
     be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year,
                        "self-owned: operations per instance and year, USD (>= 0)");
 
+    cli::CheckOptions chk;
+    auto* check_cmd = cli::add_check_command(app, chk);
+    cli::MergeOptions mrg;
+    auto* merge_cmd = cli::add_merge_command(app, mrg);
+
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
     auto* list_cmd = app.add_subcommand("list", "list registry names: " + topics);
@@ -599,6 +647,8 @@ int main(int argc, char** argv) {
         else if (*fabric_cmd) status = fabric_command(fabric_file, fabric_out);
         else if (*val_cmd) status = validate_command(val);
         else if (*be_cmd) status = breakeven_command(be);
+        else if (*check_cmd) status = cli::check_command(chk);
+        else if (*merge_cmd) status = cli::merge_command(mrg);
         return finish_stdout(status);
     } catch (const analysis::BudgetError& e) {
         // Work beyond the simulator's budgets, refused before it ran.

@@ -933,7 +933,7 @@ void check_layout(const Scenario& s, int gpus, const Value& gpus_at, const Json&
 Scenario parse_one(const Json& j, const JsonSource& src) {
     Value root(j, "", src);
     Object o(root, {"schema", "name", "description", "seed", "workload", "cluster", "data", "pricing", "lifecycle",
-                    "elastic", "sweep"});
+                    "elastic", "sweep", "expect"});
     const Value schema = o.at("schema");
     if (schema.as_int() != 1) schema.fail("unsupported schema " + schema.json().dump() + "; this rentsim reads schema 1");
     Scenario s;
@@ -1130,6 +1130,8 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
         }
     };
     ScenarioSet set;
+    // Expectations belong to the file, not to a point: read once, before the points.
+    if (root.contains("expect")) set.expect = parse_expectations(Value(root.at("expect"), "/expect", src));
     if (!root.contains("sweep")) {
         Json j = root;
         JsonSource point_src{file, {}, scenario_ranges_table};
@@ -1154,7 +1156,8 @@ ScenarioSet parse_scenarios(const std::string& text, const std::string& file, co
     const auto add_key = [&](Group& g, const std::string& key, const Value& v) {
         if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
             v.fail("expected a dotted key such as \"cluster.gpus\", got \"" + key + "\"");
-        if (key.starts_with("sweep") || key == "schema" || key == "zip") v.fail("'" + key + "' cannot be swept");
+        if (key.starts_with("sweep") || key == "schema" || key == "zip" || key == "expect" || key.starts_with("expect."))
+            v.fail("'" + key + "' cannot be swept");
         if (key.size() > 200) v.fail("expected a dotted key of at most 200 characters");
         if (!seen.insert(key).second) v.fail("'" + key + "' is swept twice");
         auto list = v.as_array();

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "analysis/scenario/expect.hpp"
 #include "models/compute/framework.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/compute/gpu_model.hpp"
@@ -226,6 +227,7 @@ struct SweepAxis {
 struct ScenarioSet {
     std::vector<Scenario> points;      // one, or the cartesian product of the sweep axes and zip groups
     std::vector<SweepAxis> axes;       // one per swept key, zipped keys included; empty without a sweep block
+    Expectations expect;               // the file's `expect` block (empty without one); never swept
 };
 
 // A scenario described in code (a measurement row, an importer) by dotted keys, as a sweep
