@@ -333,7 +333,7 @@ void Importer::add(const json& e, std::size_t index) {
         ev.cls = KernelClass::copy;
         if (const auto b = as_int(find(args, "bytes")); b && *b >= 0) ev.bytes_accessed = static_cast<double>(*b);
     }
-    if (ev.kind == EventKind::runtime && ev.name.rfind("cudaEventRecord", 0) == 0) ev.cuda_event = ev.correlation;
+    if (ev.kind == EventKind::runtime && runtime_call(ev.name) == RuntimeCall::event_record) ev.cuda_event = ev.correlation;
 
     // Collectives: NCCL kernels by name; any kernel or cpu_op whose args name a collective.
     // A host record ("record_param_comms") counts when it names a known collective: PyTorch
