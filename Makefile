@@ -61,12 +61,13 @@ fuzz: deps
 # spread); after its table run_bench prints the ratios measured in the same run.
 bench: deps
 	cmake --preset ci -G Ninja
-	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench
+	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench trace_bench
 	./build/ci/tests/bench/engine_bench
 	./build/ci/tests/bench/run_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 	# One process per size: peak memory is the process's maximum resident set.
 	for g in 64 128 1024 8192; do ./build/ci/tests/bench/flow_bench --benchmark_filter="BM_flow_all_reduce/$$g/"; done
 	./build/ci/tests/bench/flow_bench --benchmark_filter=analytic
+	./build/ci/tests/bench/trace_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 
 clean:
 	rm -rf build
