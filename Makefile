@@ -56,7 +56,7 @@ fuzz: deps
 	cmake --build --preset fuzz -j $(JOBS)
 	ctest --preset fuzz -j $(JOBS)
 
-# The benchmark suite (tests/bench), apart from the tests: builds the three benchmark programs
+# The benchmark suite (tests/bench), apart from the tests: builds the four benchmark programs
 # of the ci build and runs every benchmark, run_bench's BENCH_REPETITIONS times (mean, median,
 # spread); after its table run_bench prints the ratios measured in the same run.
 bench: deps
