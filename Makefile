@@ -71,7 +71,7 @@ bench: deps
 	./build/ci/tests/bench/jobs_bench
 	./build/ci/tests/bench/timeline_bench
 	# Importing recorded op-level traces (Kineto).
-	./build/ci/tests/bench/trace_bench
+	./build/ci/tests/bench/trace_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 
 clean:
 	rm -rf build

@@ -104,7 +104,11 @@ ByteStream::int_type ByteStream::underflow() {
             z.next_in = reinterpret_cast<Bytef*>(raw_.data());
             z.avail_in = static_cast<uInt>(raw_end_);
         }
-        if (member_done_) {  // another gzip member follows (as `cat a.gz b.gz` makes)
+        if (member_done_) {  // another gzip member follows (as `cat a.gz b.gz` makes), or nothing may
+            if (*z.next_in != 0x1f) {
+                fail("bytes after the end of the gzip stream, not another gzip member");
+                return traits_type::eof();
+            }
             inflateReset(&z);
             member_done_ = false;
         }

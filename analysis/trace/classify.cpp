@@ -111,6 +111,25 @@ CollectiveOp collective_from_record(std::string_view name) {
     return CollectiveOp::unknown;
 }
 
+RuntimeCall runtime_call(std::string_view name) {
+    // Drivers' names (cuLaunchKernel, cuMemcpyHtoDAsync_v2) read like the runtime's after "cu".
+    std::string_view n = name;
+    if (n.substr(0, 4) == "cuda") n.remove_prefix(4);
+    else if (n.substr(0, 2) == "cu") n.remove_prefix(2);
+    else return RuntimeCall::other;
+    const auto starts = [&](std::string_view p) { return n.substr(0, p.size()) == p; };
+    const bool async = n.find("Async") != std::string_view::npos;
+    if (starts("LaunchKernel") || starts("LaunchCooperativeKernel") || starts("GraphLaunch")) return RuntimeCall::launch;
+    if (starts("Memcpy")) return async ? RuntimeCall::copy_async : RuntimeCall::copy_sync;
+    if (starts("Memset") || starts("MemsetD")) return async ? RuntimeCall::memset_async : RuntimeCall::memset_sync;
+    if (starts("EventRecord")) return RuntimeCall::event_record;
+    if (starts("StreamWaitEvent")) return RuntimeCall::stream_wait_event;
+    if (starts("DeviceSynchronize") || starts("CtxSynchronize")) return RuntimeCall::device_sync;
+    if (starts("StreamSynchronize")) return RuntimeCall::stream_sync;
+    if (starts("EventSynchronize")) return RuntimeCall::event_sync;
+    return RuntimeCall::other;
+}
+
 int dtype_bytes(std::string_view dtype) {
     if (dtype.substr(0, 5) == "c10::") dtype.remove_prefix(5);
     // PyTorch's ScalarType names (c10/core/ScalarType.h), as the profiler prints them.

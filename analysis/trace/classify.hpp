@@ -50,6 +50,17 @@ CollectiveOp collective_from_record(std::string_view name);
 // "broadcast", "sendrecv", "send", "recv", "barrier", "reduce" are tried in that order.
 // `unknown` when none matches.
 CollectiveOp collective_from_name(std::string_view name);
+// What a CUDA runtime or driver call does to the GPU's queues, from its name (the replay's
+// host-device edges): a launch (cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel,
+// cudaLaunchCooperativeKernel, cudaGraphLaunch), an async copy or memset (cudaMemcpyAsync,
+// cudaMemcpy2DAsync, cudaMemsetAsync, ...), a blocking copy or memset (cudaMemcpy, cudaMemset:
+// they wait for the stream), an event record, a stream's wait on an event, and the three
+// host synchronisations. Anything else (cudaEventQuery, cudaStreamIsCapturing, ...) is other.
+enum class RuntimeCall : std::uint8_t {
+    other, launch, copy_async, memset_async, copy_sync, memset_sync, event_record, stream_wait_event,
+    device_sync, stream_sync, event_sync,
+};
+RuntimeCall runtime_call(std::string_view name);
 
 // Bytes of one element of a PyTorch dtype as the profiler writes it ("Float", "BFloat16",
 // "c10::Half", "Long", "Float8_e4m3fn", ...); -1 when unknown.

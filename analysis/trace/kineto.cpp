@@ -1,6 +1,7 @@
 #include "analysis/trace/kineto.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -282,17 +283,30 @@ void Importer::add(const json& e, std::size_t index) {
     const std::string cat = as_string(find(e, "cat")).value_or("");
     if (cat == "Trace") return;  // the profiler's own span
 
+    // Kineto's categories of kept events: the kind, and whether it runs on a GPU stream.
+    struct Category {
+        std::string_view cat;
+        EventKind kind;
+        bool device;
+    };
+    static constexpr std::array<Category, 9> categories{{
+        {"cpu_op", EventKind::cpu_op, false},
+        {"cuda_runtime", EventKind::runtime, false},
+        {"cuda_driver", EventKind::runtime, false},
+        {"kernel", EventKind::kernel, true},
+        {"gpu_memcpy", EventKind::memcpy, true},
+        {"gpu_memset", EventKind::memset, true},
+        {"user_annotation", EventKind::annotation, false},
+        {"gpu_user_annotation", EventKind::annotation, true},
+        {"python_function", EventKind::python, false},
+    }};
     Event ev;
     bool device_side = false;
-    if (cat == "cpu_op") ev.kind = EventKind::cpu_op;
-    else if (cat == "cuda_runtime" || cat == "cuda_driver") ev.kind = EventKind::runtime;
-    else if (cat == "kernel") ev.kind = EventKind::kernel, device_side = true;
-    else if (cat == "gpu_memcpy") ev.kind = EventKind::memcpy, device_side = true;
-    else if (cat == "gpu_memset") ev.kind = EventKind::memset, device_side = true;
-    else if (cat == "user_annotation") ev.kind = EventKind::annotation;
-    else if (cat == "gpu_user_annotation") ev.kind = EventKind::annotation, device_side = true;
-    else if (cat == "python_function") ev.kind = EventKind::python;
-    else if (cat != "cuda_sync") {
+    const auto known = std::find_if(categories.begin(), categories.end(), [&](const Category& c) { return c.cat == cat; });
+    if (known != categories.end()) {
+        ev.kind = known->kind;
+        device_side = known->device;
+    } else if (cat != "cuda_sync") {
         ev.kind = EventKind::other;
         count_unknown("X/" + cut(cat));
     }
@@ -333,7 +347,7 @@ void Importer::add(const json& e, std::size_t index) {
         ev.cls = KernelClass::copy;
         if (const auto b = as_int(find(args, "bytes")); b && *b >= 0) ev.bytes_accessed = static_cast<double>(*b);
     }
-    if (ev.kind == EventKind::runtime && ev.name.rfind("cudaEventRecord", 0) == 0) ev.cuda_event = ev.correlation;
+    if (ev.kind == EventKind::runtime && runtime_call(ev.name) == RuntimeCall::event_record) ev.cuda_event = ev.correlation;
 
     // Collectives: NCCL kernels by name; any kernel or cpu_op whose args name a collective.
     // A host record ("record_param_comms") counts when it names a known collective: PyTorch

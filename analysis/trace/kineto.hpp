@@ -23,7 +23,8 @@
 // (PyTorch's enable_cuda_sync_events) fill the matching cudaStreamWaitEvent's or
 // cudaEventSynchronize's `cuda_event` (wait_on_cuda_event_record_corr_id), `sync_stream`
 // (their stream) and `wait_on_stream`; synchronising calls (cudaDeviceSynchronize,
-// cudaStreamSynchronize, cudaEventSynchronize) are runtime events known by their names.
+// cudaStreamSynchronize, cudaEventSynchronize) are runtime events known by their names
+// (classify.hpp's runtime_call).
 // Steps: user_annotation "ProfilerStep#N" -> `steps` (in time order); every event's `step`
 // is the N of the step with step.start <= e.start < step.start + step.dur (as Holistic
 // Trace Analysis assigns them; -1 outside every step). Without steps, a note says so.

@@ -85,3 +85,24 @@ TEST_CASE("dtype sizes follow PyTorch's scalar types") {
     CHECK(dtype_bytes("ComplexDouble") == 16);
     CHECK(dtype_bytes("float32") == -1);
 }
+
+TEST_CASE("runtime and driver calls are told apart by name") {
+    CHECK(runtime_call("cudaLaunchKernel") == RuntimeCall::launch);
+    CHECK(runtime_call("cudaLaunchKernelExC") == RuntimeCall::launch);
+    CHECK(runtime_call("cuLaunchKernel") == RuntimeCall::launch);
+    CHECK(runtime_call("cudaGraphLaunch") == RuntimeCall::launch);
+    CHECK(runtime_call("cudaMemcpyAsync") == RuntimeCall::copy_async);
+    CHECK(runtime_call("cuMemcpyHtoDAsync_v2") == RuntimeCall::copy_async);
+    CHECK(runtime_call("cudaMemcpy") == RuntimeCall::copy_sync);
+    CHECK(runtime_call("cudaMemsetAsync") == RuntimeCall::memset_async);
+    CHECK(runtime_call("cudaMemset") == RuntimeCall::memset_sync);
+    CHECK(runtime_call("cudaEventRecord") == RuntimeCall::event_record);
+    CHECK(runtime_call("cudaEventRecordWithFlags") == RuntimeCall::event_record);
+    CHECK(runtime_call("cudaStreamWaitEvent") == RuntimeCall::stream_wait_event);
+    CHECK(runtime_call("cudaDeviceSynchronize") == RuntimeCall::device_sync);
+    CHECK(runtime_call("cudaStreamSynchronize") == RuntimeCall::stream_sync);
+    CHECK(runtime_call("cudaEventSynchronize") == RuntimeCall::event_sync);
+    CHECK(runtime_call("cudaEventQuery") == RuntimeCall::other);
+    CHECK(runtime_call("cudaStreamIsCapturing") == RuntimeCall::other);
+    CHECK(runtime_call("aten::mm") == RuntimeCall::other);
+}

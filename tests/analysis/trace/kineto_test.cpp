@@ -293,6 +293,9 @@ TEST_CASE("gzip and plain JSON of one trace import the same") {
     const RankTrace b = read_kineto(here + "data/nccl-both-names.json.gz");
     CHECK(same_events(a, b));
     CHECK(a.unknown_kinds == b.unknown_kinds);
+    // Two gzip members one after the other (`cat a.gz b.gz`), each half of the JSON.
+    const RankTrace c = read_kineto(here + "data/nccl-both-names.two-members.json.gz");
+    CHECK(same_events(a, c));
 }
 
 TEST_CASE("a hand-written trace with both NCCL names, the recent collective args and a cuda_sync wait") {
@@ -401,6 +404,8 @@ TEST_CASE("broken traces are refused with the file, the place and what was expec
     CHECK(error_of("truncated.json.gz") ==
           b + "truncated.json.gz: truncated gzip stream: the compressed data ends before the end of its last block");
     CHECK(error_of("corrupt.json.gz") == b + "corrupt.json.gz: corrupt gzip data (invalid distance too far back)");
+    CHECK(error_of("trailing-garbage.json.gz") ==
+          b + "trailing-garbage.json.gz: bytes after the end of the gzip stream, not another gzip member");
     CHECK(error_of("bad-json.json") ==
           b + "bad-json.json: line 2, column 31: malformed JSON: syntax error while parsing object key - unexpected ','; expected string literal");
     CHECK(error_of("x-without-ts.json") == b + "x-without-ts.json: /traceEvents/1: an \"X\" event needs \"ts\" (microseconds)");
