@@ -423,3 +423,38 @@ TEST_CASE("the fuzz seeds are valid traces of each form") {
     CHECK(mj.events[1].coll.process_group == "dp");
     CHECK(mj.deps.size() == 1);
 }
+
+namespace {
+
+std::string gzip_bytes(const std::string& text) {
+    z_stream zs{};
+    REQUIRE(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 32, '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    zs.avail_in = static_cast<uInt>(text.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+    out.resize(zs.total_out);
+    deflateEnd(&zs);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a gzip file of two members reads as their concatenation; bytes after the stream are refused") {
+    const std::string text = R"({"workload_graph": [{"Id": 1, "Name": "maxwell_sgemm_64x64_nt", "NodeType": 4,
+        "runtime": 40, "data_deps": [], "is_cpu_op": false}]})";
+    const std::string two = gzip_bytes(text.substr(0, 30)) + gzip_bytes(text.substr(30));
+    const RankTrace t = parse_chakra(two, "two-members.json.gz");
+    REQUIRE(t.events.size() == 1);
+    CHECK(t.events[0].cls == KernelClass::gemm);
+    CHECK(t.events[0].dur_ns == 40'000);
+    const std::string one = gzip_bytes(text);
+    try {
+        parse_chakra(one + "tail", "tail.json.gz");
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()) == "tail.json.gz: byte " + std::to_string(one.size()) + ": data after the end of the gzip stream");
+    }
+}
