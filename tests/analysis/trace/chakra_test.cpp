@@ -254,7 +254,8 @@ TEST_CASE("the concatenated MessageToJson form reads as the .et it was printed f
 
 TEST_CASE("a workload_graph with send, receive and unknown node types and keys") {
     const std::string text = R"({"workload_graph": [
-        {"Id": 1, "Name": "load", "NodeType": 2, "runtime": 5, "data_deps": [], "is_cpu_op": false},
+        {"Id": 1, "Name": "load", "NodeType": 2, "runtime": 5, "data_deps": [], "is_cpu_op": false,
+         "num_ops": 2000, "tensor_size": 512},
         {"Id": 2, "Name": "send", "NodeType": 5, "runtime": 7, "data_deps": [1], "is_cpu_op": false,
          "comm_size": 1024, "comm_dst": 3, "comm_tag": 9, "pg_name": "dp"},
         {"Id": 3, "Name": "recv", "NodeType": 6, "runtime": 8, "data_deps": [], "is_cpu_op": false,
@@ -266,6 +267,9 @@ TEST_CASE("a workload_graph with send, receive and unknown node types and keys")
     const RankTrace t = parse_chakra(text, "p2p.json");
     REQUIRE(t.events.size() == 5);
     CHECK(t.events[0].kind == EventKind::other);
+    CHECK(t.events[0].flops == 2000);
+    CHECK(t.events[0].bytes_accessed == 512);
+    CHECK(t.events[1].flops == -1);
     CHECK(t.events[1].coll.op == CollectiveOp::send);
     CHECK(t.events[1].coll.peer == 3);
     CHECK(t.events[1].coll.tag == 9);
