@@ -446,7 +446,7 @@ std::string gzip_bytes(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a gzip file of two members reads as their concatenation; bytes after the stream are refused") {
+TEST_CASE("a gzip file of two members reads as their concatenation, and bytes after the stream are refused") {
     const std::string text = R"({"workload_graph": [{"Id": 1, "Name": "maxwell_sgemm_64x64_nt", "NodeType": 4,
         "runtime": 40, "data_deps": [], "is_cpu_op": false}]})";
     const std::string two = gzip_bytes(text.substr(0, 30)) + gzip_bytes(text.substr(30));
