@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <zlib.h>
 
@@ -317,6 +318,9 @@ void read_attribute(const std::string& name, std::optional<std::int64_t> as_int,
 
 RankTrace parse_protobuf(std::string_view bytes, const std::string& file) {
     namespace io = google::protobuf::io;
+    // The protobuf library logs to stderr what it refuses (a name that is not UTF-8); our
+    // error says it, with the file and the place.
+    const google::protobuf::LogSilencer quiet;
     io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
     in.SetTotalBytesLimit(static_cast<int>(bytes.size()));
     std::vector<RawNode> nodes;

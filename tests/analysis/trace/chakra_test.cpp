@@ -360,6 +360,7 @@ TEST_CASE("broken Chakra files are refused with the file, the place and what is 
         {"bad-length-prefix.et", "byte 63: bad or truncated length prefix of node 1"},
         {"empty.et", "empty file"},
         {"missing-data-dep.et", "node 1 (byte 63): data dependency on node id 7, which is not in the trace"},
+        {"name-not-utf8.et", "node 0 (byte 19): does not parse as a Chakra Node"},
         {"not-a-node.et", "node 1 (byte 63): does not parse as a Chakra Node"},
         {"truncated-node.et", "node 1 (byte 63): truncated: the length prefix says 105 bytes, 11 remain"},
         {"duplicate-id.json", "/workload_graph/1: node id 5 appears twice (first as node 0)"},
