@@ -1,15 +1,20 @@
 #include "analysis/trace/chakra.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <exception>
 #include <fstream>
-#include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <zlib.h>
 
@@ -91,6 +96,7 @@ struct RawNode {
     std::uint64_t dur_us = 0;
     std::vector<std::uint64_t> data_deps, ctrl_deps;
     std::optional<std::int64_t> comm_type, comm_size, comm_src, comm_dst, comm_tag;
+    std::optional<std::int64_t> num_ops, tensor_size;  // work and bytes accessed (Chakra's roofline inputs)
     std::string pg_name;
 };
 
@@ -102,9 +108,8 @@ std::string node_type_name(int t) {
 // Attributes rentsim reads, and those it knows and leaves (host bookkeeping of the PyTorch
 // trace the file was converted from); any other name is counted.
 bool known_ignored_attribute(std::string_view name) {
-    static constexpr std::array<std::string_view, 11> names{"fw_parent", "fw_tid", "op_schema", "seq_id", "rf_id",
-                                                            "scope", "involved_dim", "comm_priority", "tensor_size",
-                                                            "num_ops", "pg_desc"};
+    static constexpr std::array<std::string_view, 9> names{"fw_parent", "fw_tid", "op_schema", "seq_id", "rf_id",
+                                                            "scope", "involved_dim", "comm_priority", "pg_desc"};
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
@@ -164,6 +169,8 @@ RankTrace build(const std::string& file, Format format, std::vector<RawNode>& no
         e.dur_ns = to_ns(n.dur_us, n, file);
         const bool cpu = n.is_cpu_op.value_or(false);
         e.device = cpu ? -1 : 0;
+        if (n.num_ops && *n.num_ops >= 0) e.flops = static_cast<double>(*n.num_ops);
+        if (n.tensor_size && *n.tensor_size >= 0) e.bytes_accessed = static_cast<double>(*n.tensor_size);
         switch (n.type) {
             case ChakraProtoMsg::COMP_NODE:
                 if (cpu) {
@@ -297,6 +304,10 @@ void read_attribute(const std::string& name, std::optional<std::int64_t> as_int,
         n.comm_dst = need_int();
     } else if (name == "comm_tag") {
         n.comm_tag = need_int();
+    } else if (name == "num_ops") {
+        n.num_ops = need_int();
+    } else if (name == "tensor_size") {
+        n.tensor_size = need_int();
     } else if (name == "pg_name") {
         if (as_string == nullptr) fail("attribute pg_name is not a string");
         n.pg_name = *as_string;
@@ -307,6 +318,9 @@ void read_attribute(const std::string& name, std::optional<std::int64_t> as_int,
 
 RankTrace parse_protobuf(std::string_view bytes, const std::string& file) {
     namespace io = google::protobuf::io;
+    // The protobuf library logs to stderr what it refuses (a name that is not UTF-8); our
+    // error says it, with the file and the place.
+    const google::protobuf::LogSilencer quiet;
     io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
     in.SetTotalBytesLimit(static_cast<int>(bytes.size()));
     std::vector<RawNode> nodes;
@@ -459,6 +473,8 @@ RankTrace parse_workload_graph(const Json& doc, const std::string& file) {
             else if (key == "comm_dst") n.comm_dst = json_i64(v, file, p);
             else if (key == "comm_tag") n.comm_tag = json_i64(v, file, p);
             else if (key == "tid") n.tid = json_i64(v, file, p);
+            else if (key == "num_ops") n.num_ops = json_i64(v, file, p);
+            else if (key == "tensor_size") n.tensor_size = json_i64(v, file, p);
             else if (key == "pg_name") n.pg_name = json_string(v, file, p);
             else if (!known_ignored_attribute(key)) ++unknown["key " + key];
         }

@@ -11,7 +11,9 @@
 //
 // What a Chakra node becomes (Event): source_id = node id; start_ns = -1 (Chakra gives
 // durations and dependencies, not start times); dur_ns = duration_micros / runtime x 1000;
-// stream = the `tid` attribute; device = 0 (the rank's GPU) for GPU nodes, -1 on the host.
+// stream = the `tid` attribute; device = 0 (the rank's GPU) for GPU nodes, -1 on the host;
+// flops = `num_ops` and bytes_accessed = `tensor_size` where recorded (the inputs of
+// Chakra's roofline).
 //   COMP_NODE, host        cpu_op
 //   COMP_NODE, GPU         kernel with kernel_class(name); "Memcpy ..."/"Memset ..." names are
 //                          memcpy/memset (class copy)

@@ -254,7 +254,8 @@ TEST_CASE("the concatenated MessageToJson form reads as the .et it was printed f
 
 TEST_CASE("a workload_graph with send, receive and unknown node types and keys") {
     const std::string text = R"({"workload_graph": [
-        {"Id": 1, "Name": "load", "NodeType": 2, "runtime": 5, "data_deps": [], "is_cpu_op": false},
+        {"Id": 1, "Name": "load", "NodeType": 2, "runtime": 5, "data_deps": [], "is_cpu_op": false,
+         "num_ops": 2000, "tensor_size": 512},
         {"Id": 2, "Name": "send", "NodeType": 5, "runtime": 7, "data_deps": [1], "is_cpu_op": false,
          "comm_size": 1024, "comm_dst": 3, "comm_tag": 9, "pg_name": "dp"},
         {"Id": 3, "Name": "recv", "NodeType": 6, "runtime": 8, "data_deps": [], "is_cpu_op": false,
@@ -266,6 +267,9 @@ TEST_CASE("a workload_graph with send, receive and unknown node types and keys")
     const RankTrace t = parse_chakra(text, "p2p.json");
     REQUIRE(t.events.size() == 5);
     CHECK(t.events[0].kind == EventKind::other);
+    CHECK(t.events[0].flops == 2000);
+    CHECK(t.events[0].bytes_accessed == 512);
+    CHECK(t.events[1].flops == -1);
     CHECK(t.events[1].coll.op == CollectiveOp::send);
     CHECK(t.events[1].coll.peer == 3);
     CHECK(t.events[1].coll.tag == 9);
@@ -356,6 +360,7 @@ TEST_CASE("broken Chakra files are refused with the file, the place and what is 
         {"bad-length-prefix.et", "byte 63: bad or truncated length prefix of node 1"},
         {"empty.et", "empty file"},
         {"missing-data-dep.et", "node 1 (byte 63): data dependency on node id 7, which is not in the trace"},
+        {"name-not-utf8.et", "node 0 (byte 19): does not parse as a Chakra Node"},
         {"not-a-node.et", "node 1 (byte 63): does not parse as a Chakra Node"},
         {"truncated-node.et", "node 1 (byte 63): truncated: the length prefix says 105 bytes, 11 remain"},
         {"duplicate-id.json", "/workload_graph/1: node id 5 appears twice (first as node 0)"},
@@ -422,4 +427,39 @@ TEST_CASE("the fuzz seeds are valid traces of each form") {
     CHECK(mj.events[1].coll.in_bytes == 8192);
     CHECK(mj.events[1].coll.process_group == "dp");
     CHECK(mj.deps.size() == 1);
+}
+
+namespace {
+
+std::string gzip_bytes(const std::string& text) {
+    z_stream zs{};
+    REQUIRE(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 32, '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    zs.avail_in = static_cast<uInt>(text.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+    out.resize(zs.total_out);
+    deflateEnd(&zs);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a gzip file of two members reads as their concatenation, and bytes after the stream are refused") {
+    const std::string text = R"({"workload_graph": [{"Id": 1, "Name": "maxwell_sgemm_64x64_nt", "NodeType": 4,
+        "runtime": 40, "data_deps": [], "is_cpu_op": false}]})";
+    const std::string two = gzip_bytes(text.substr(0, 30)) + gzip_bytes(text.substr(30));
+    const RankTrace t = parse_chakra(two, "two-members.json.gz");
+    REQUIRE(t.events.size() == 1);
+    CHECK(t.events[0].cls == KernelClass::gemm);
+    CHECK(t.events[0].dur_ns == 40'000);
+    const std::string one = gzip_bytes(text);
+    try {
+        parse_chakra(one + "tail", "tail.json.gz");
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()) == "tail.json.gz: byte " + std::to_string(one.size()) + ": data after the end of the gzip stream");
+    }
 }
