@@ -220,8 +220,10 @@ void Builder::build_rank(int r) {
     // Host runtime calls in the window, by thread; launches by correlation id.
     std::map<std::int64_t, std::vector<std::uint32_t>> calls;
     std::unordered_map<std::int64_t, std::uint32_t> call_of_corr;
+    std::unordered_map<std::int64_t, std::int64_t> any_call_corr;  // correlation -> its call's start
     for (std::uint32_t i = 0; i < n; ++i) {
         const Event& e = rt.events[i];
+        if (e.kind == EventKind::runtime && e.correlation >= 0) any_call_corr.emplace(e.correlation, e.start_ns);
         if (e.kind != EventKind::runtime || e.device >= 0 || !in_window(e)) continue;
         calls[e.stream].push_back(i);
         b.selected[i] = 1;
@@ -233,6 +235,7 @@ void Builder::build_rank(int r) {
 
     // Device work: launched by a call of the window, or without a known launch, started in it.
     std::map<std::pair<int, std::int64_t>, std::vector<std::uint32_t>> streams;
+    std::map<std::pair<int, std::int64_t>, std::int64_t> backlog;  // per stream, ns after the window opens
     std::vector<std::uint32_t> ops;  // Chakra nodes
     for (std::uint32_t i = 0; i < n; ++i) {
         const Event& e = rt.events[i];
@@ -241,30 +244,47 @@ void Builder::build_rank(int r) {
             continue;
         }
         if (!is_device_work(e)) continue;
+        // Work launched outside the window belongs to another iteration, wherever it ran.
         std::int64_t launch = -1;
+        bool launched_elsewhere = false;
         if (e.correlation >= 0) {
             auto it = call_of_corr.find(e.correlation);
             if (it != call_of_corr.end()) launch = it->second;
+            else {
+                auto other = any_call_corr.find(e.correlation);
+                launched_elsewhere = other != any_call_corr.end();
+                // Work of the previous iteration still running when this one opens.
+                if (launched_elsewhere && timed_window && other->second < w.start_ns && end_of(e) > w.start_ns &&
+                    e.start_ns < w_end) {
+                    std::int64_t& bl = backlog[{e.device, e.stream}];
+                    bl = std::max(bl, end_of(e) - w.start_ns);
+                }
+            }
         }
         if (launch < 0) {
             auto it = flow_launch.find(i);
-            if (it != flow_launch.end() && b.selected[it->second]) launch = it->second;
+            if (it != flow_launch.end()) {
+                if (b.selected[it->second]) launch = it->second;
+                else launched_elsewhere = true;
+            }
         }
-        if (launch < 0 && !in_window(e)) continue;
+        if (launched_elsewhere || (launch < 0 && !in_window(e))) continue;
         b.launch_of[i] = launch;
         b.selected[i] = 1;
         streams[{e.device, e.stream}].push_back(i);
     }
 
-    // Host threads: calls in recorded order, the gaps between them as host work. The thread with
-    // the most calls (the training loop) also carries the host time after its last call.
-    std::int64_t main_thread = -1;
-    std::size_t most = 0;
+    // Host threads: calls in recorded order, the gaps between them as host work. The thread that
+    // calls first in the window (the training loop, which opens the step) also carries the host
+    // time after its last call.
+    std::int64_t main_thread = -1, earliest = std::numeric_limits<std::int64_t>::max();
     for (const auto& [tid, list] : calls)
-        if (list.size() > most) {
-            most = list.size();
-            main_thread = tid;
-        }
+        for (std::uint32_t i : list)
+            if (rt.events[i].start_ns < earliest) {
+                earliest = rt.events[i].start_ns;
+                main_thread = tid;
+            }
+    if (main_thread >= 0) g_.windows[static_cast<std::size_t>(r)].main_lane = lane(r, true, -1, main_thread);
     std::unordered_map<std::int64_t, std::uint32_t> copy_of_call;  // synchronous copy call -> its copy
     for (const auto& [key, list] : streams)
         for (std::uint32_t i : list)
@@ -320,6 +340,35 @@ void Builder::build_rank(int r) {
         if (tid == main_thread && timed_window) add_gap(w_end);
         for (std::size_t k = 1; k < chain.size(); ++k) edge(chain[k - 1], chain[k], EdgeKind::order);
     }
+    // Other threads (PyTorch's autograd thread runs the backward pass) start after what the
+    // main thread did before them, not at a fixed time, and the main thread's host time that
+    // spans their end was spent waiting for them (loss.backward() returns when they finish).
+    if (main_thread >= 0) {
+        const std::vector<Vertex>& main_chain = thread_chain[main_thread];
+        const auto rec_start = [&](Vertex v) { return g_.graph[v].recorded_start_ns + w.start_ns; };
+        for (auto& [tid, chain] : thread_chain) {
+            if (tid == main_thread || chain.empty()) continue;
+            const std::uint32_t first_call = calls[tid].front();
+            const std::int64_t first = rt.events[first_call].start_ns;
+            Vertex anchor = no_vertex;
+            for (Vertex v : main_chain)
+                if (rec_end_[v] <= first) anchor = v;
+            Node& head = g_.graph[chain.front()];
+            if (anchor != no_vertex && head.kind == NodeKind::host_work) {
+                head.dur_ns = first - rec_end_[anchor];
+                head.recorded_start_ns = rec_end_[anchor] - w.start_ns;
+                edge(anchor, chain.front(), EdgeKind::order);
+            }
+            const std::int64_t last = rec_end_[chain.back()];
+            for (Vertex v : main_chain) {
+                Node& m = g_.graph[v];
+                if (m.kind != NodeKind::host_work || rec_start(v) >= last || rec_end_[v] <= last) continue;
+                m.dur_ns = rec_end_[v] - last;
+                m.recorded_start_ns = last - w.start_ns;
+                edge(chain.back(), v, EdgeKind::order);
+            }
+        }
+    }
 
     // Streams: device work in recorded order; a collective is an arrival and its transfer.
     const auto add_work = [&](std::uint32_t i, NodeKind kind, int ln) {
@@ -347,8 +396,20 @@ void Builder::build_rank(int r) {
         std::stable_sort(list.begin(), list.end(),
                          [&](std::uint32_t a, std::uint32_t c) { return rt.events[a].start_ns < rt.events[c].start_ns; });
         const int ln = lane(r, false, key.first, key.second);
+        Vertex previous = no_vertex;
+        if (auto bl = backlog.find(key); bl != backlog.end() && bl->second > 0) {
+            Node p;
+            p.kind = NodeKind::backlog;
+            p.rank = r;
+            p.lane = ln;
+            p.dur_ns = bl->second;
+            p.recorded_start_ns = 0;
+            previous = add(p, w.start_ns + bl->second);
+            g_.windows[static_cast<std::size_t>(r)].backlog_ns = std::max(g_.windows[static_cast<std::size_t>(r)].backlog_ns, bl->second);
+        }
         for (std::size_t k = 0; k < list.size(); ++k) {
             add_work(list[k], NodeKind::device, ln);
+            if (k == 0) edge(previous, b.in_v[list[k]], EdgeKind::order);
             if (k > 0) edge(b.out_v[list[k - 1]], b.in_v[list[k]], EdgeKind::order);
             const std::int64_t launch = b.launch_of[list[k]];
             if (launch >= 0) edge(b.call_v[static_cast<std::size_t>(launch)], b.in_v[list[k]], EdgeKind::launch);
@@ -384,6 +445,30 @@ void Builder::build_rank(int r) {
     for (const auto& [key, list] : streams)
         for (std::uint32_t i : list)
             if (b.launch_of[i] >= 0) device_of_call.emplace(b.launch_of[i], i);
+    // A long call that returned as some device work ended was held by the GPU (a full launch
+    // queue, the caching allocator polling events): it waits for that work, and only what
+    // followed is its own time.
+    // A long call that returned as some device work ended was held by the GPU (a full launch
+    // queue, the caching allocator polling events): it waits for that work, and only what
+    // followed is its own time. When that work belongs to the previous iteration (a GPU-bound
+    // run's backlog), which this replay does not hold, the wait is dropped with it.
+    const auto block_on_device = [&](std::uint32_t i) {
+        const Event& e = rt.events[i];
+        std::int64_t best = -1;
+        for (std::uint32_t k = 0; k < n; ++k) {
+            const Event& d = rt.events[k];
+            if (!is_device_work(d) || d.start_ns < 0 || end_of(d) <= e.start_ns || end_of(d) > end_of(e) + clock_tolerance_ns)
+                continue;
+            if (b.selected[k] && (b.launch_of[k] < 0 ? d.start_ns : rt.events[static_cast<std::size_t>(b.launch_of[k])].start_ns) >= e.start_ns)
+                continue;  // launched by this call or after it
+            if (best < 0 || end_of(d) > end_of(rt.events[static_cast<std::size_t>(best)])) best = k;
+        }
+        if (best < 0) return;
+        const Event& d = rt.events[static_cast<std::size_t>(best)];
+        if (end_of(e) - end_of(d) > clock_tolerance_ns) return;
+        if (b.selected[static_cast<std::size_t>(best)]) edge(b.out_v[static_cast<std::size_t>(best)], b.call_v[i], EdgeKind::host_sync);
+        g_.graph[b.call_v[i]].dur_ns = std::clamp<std::int64_t>(end_of(e) - end_of(d), 0, e.dur_ns);
+    };
     for (const auto& [tid, list] : calls) {
         std::int64_t last_launched = -1, last_record = -1, pending_wait = -1;
         std::unordered_map<std::int64_t, std::int64_t> records;
@@ -413,7 +498,10 @@ void Builder::build_rank(int r) {
                 if (last_record < 0 && e.cuda_event < 0) pending_wait = last_launched;
             }
             const SyncKind sk = sync_kind(e.name);
-            if (sk == SyncKind::none) continue;
+            if (sk == SyncKind::none) {
+                if (e.dur_ns > max_unblocked_call_ns && b.wait_v[i] == no_vertex) block_on_device(i);
+                continue;
+            }
             // The last work of each stream launched before the call and finished before it
             // returned: what the call waited for.
             std::vector<std::uint32_t> awaited;
@@ -560,6 +648,7 @@ std::string node_name(const ReplayGraph& g, Vertex v) {
     switch (n.kind) {
     case NodeKind::start: return "start";
     case NodeKind::host_work: return "host";
+    case NodeKind::backlog: return "previous iteration";
     case NodeKind::join: return "join " + g.collectives[static_cast<std::size_t>(n.collective)].key;
     default: break;
     }

@@ -11,7 +11,9 @@
 //     before every member has reached it;
 //   - Chakra nodes (no recorded start) as `op` vertices ordered by their recorded dependencies.
 // Each rank starts with a `start` vertex whose duration is its recorded step start after the
-// earliest rank's, so that ranks keep their recorded offsets.
+// earliest rank's, so that ranks keep their recorded offsets. A stream still busy with the
+// previous iteration's work when the step opens (a GPU-bound run) begins with a `backlog`
+// vertex of that recorded duration: in a steady state this iteration leaves as much behind.
 //
 // Times are integer nanoseconds. The graph refers to the Trace it was built from (names,
 // classes, collectives), which must outlive it.
@@ -35,6 +37,7 @@ enum class NodeKind : std::uint8_t {
     arrive,     // a rank reaching a collective on its stream (zero duration)
     join,       // every member of a collective has arrived (zero duration)
     op,         // a Chakra node: no recorded start, scheduled by its dependencies
+    backlog,    // a stream still running the previous iteration's work when the step opened
 };
 
 struct Node {
@@ -80,6 +83,8 @@ struct Window {
     std::int64_t start_ns = 0;
     std::int64_t dur_ns = -1;      // -1 when the recording has no times (Chakra)
     std::int64_t offset_ns = 0;    // start_ns after the earliest rank's
+    int main_lane = -1;            // the host thread that opens the step (ReplayGraph::lanes), -1 if none
+    std::int64_t backlog_ns = 0;   // the longest a stream ran the previous iteration's work into this one
 };
 
 struct CollectiveGroup {
@@ -108,6 +113,12 @@ struct GraphOptions {
 // dropped: a modelling choice, not a measurement; 50 us is ten times the few microseconds a
 // launch takes.
 inline constexpr std::int64_t max_kept_launch_delay_ns = 50'000;
+
+// A runtime call longer than this that returned within clock tolerance of the end of device
+// work launched before it is taken to have waited for that work (a full launch queue, event
+// polling): the wait becomes a dependency, the rest stays host time. A launch takes a few
+// microseconds; the bound is a modelling choice, ten times that.
+inline constexpr std::int64_t max_unblocked_call_ns = 50'000;
 
 // Builds the graph. Throws analysis::InputError naming the file when a rank lacks the asked
 // step, or the trace holds nothing to replay.

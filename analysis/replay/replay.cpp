@@ -69,7 +69,8 @@ Category category_of(const ReplayGraph& g, Vertex v) {
     case NodeKind::host_call: return Category::host;
     case NodeKind::start:
     case NodeKind::join:
-    case NodeKind::arrive: return Category::other;
+    case NodeKind::arrive:
+    case NodeKind::backlog: return Category::other;
     case NodeKind::device:
     case NodeKind::op: break;
     }
@@ -83,18 +84,62 @@ Category category_of(const ReplayGraph& g, Vertex v) {
     return Category::compute;
 }
 
-ReplayResult run_replay(const ReplayGraph& g) {
+ReplayResult run_replay(const ReplayGraph& g, int iterations) {
+    if (iterations < 1) throw std::invalid_argument("run_replay: iterations must be at least 1");
     const Graph& gr = g.graph;
     const std::size_t n = boost::num_vertices(gr);
+    const auto copies = static_cast<std::size_t>(iterations);
+    if (n * copies >= std::numeric_limits<sim::ActivityGraph::Handle>::max())
+        throw analysis::InputError(g.trace->ranks.front().file, "", "the trace is too large to replay");
+    const auto handle = [n](std::size_t copy, Vertex v) { return static_cast<sim::ActivityGraph::Handle>(copy * n + v); };
     sim::Engine engine;
     sim::ActivityGraph acts(engine);
+    for (std::size_t k = 0; k < copies; ++k)
+        for (Vertex v = 0; v < n; ++v) {
+            const Node& nd = gr[v];
+            // Later iterations start where the previous one's main thread ended, not at an offset.
+            const bool first_only = nd.kind == NodeKind::start || nd.kind == NodeKind::backlog;
+            const std::int64_t d = first_only && k > 0 ? 0 : nd.pre_ns + nd.dur_ns;
+            acts.add_delay(k == 0 ? node_name(g, v) : std::string(), d, static_cast<std::uint32_t>(nd.kind));
+        }
+    for (std::size_t k = 0; k < copies; ++k)
+        for (auto [it, end] = boost::edges(gr); it != end; ++it)
+            acts.precede(handle(k, boost::source(*it, gr)), handle(k, boost::target(*it, gr)));
+    // Consecutive iterations: each host thread and stream continues in order, and each rank's
+    // next step opens when its main thread has finished this one.
+    const std::size_t lanes = g.lanes.size();
+    std::vector<std::vector<Vertex>> firsts(lanes), lasts(lanes);
     for (Vertex v = 0; v < n; ++v) {
         const Node& nd = gr[v];
-        acts.add_delay(node_name(g, v), nd.pre_ns + nd.dur_ns, static_cast<std::uint32_t>(nd.kind));
+        if (nd.lane < 0 || nd.kind == NodeKind::op) continue;
+        const auto l = static_cast<std::size_t>(nd.lane);
+        bool has_in = false, has_out = false;
+        for (auto [it, end] = boost::in_edges(v, gr); it != end; ++it)
+            if (gr[*it].kind == EdgeKind::order && gr[boost::source(*it, gr)].lane == nd.lane) has_in = true;
+        for (auto [it, end] = boost::out_edges(v, gr); it != end; ++it)
+            if (gr[*it].kind == EdgeKind::order && gr[boost::target(*it, gr)].lane == nd.lane) has_out = true;
+        const bool transfer = nd.kind == NodeKind::device && nd.collective >= 0;
+        if (!has_in && !transfer) firsts[l].push_back(v);
+        if (!has_out && nd.kind != NodeKind::arrive) lasts[l].push_back(v);
     }
-    for (auto [it, end] = boost::edges(gr); it != end; ++it)
-        acts.precede(static_cast<sim::ActivityGraph::Handle>(boost::source(*it, gr)),
-                     static_cast<sim::ActivityGraph::Handle>(boost::target(*it, gr)));
+    std::vector<Vertex> start_of(g.windows.size(), 0);
+    std::vector<std::vector<Vertex>> sinks(g.windows.size());
+    for (Vertex v = 0; v < n; ++v) {
+        const Node& nd = gr[v];
+        if (nd.kind == NodeKind::start) start_of[static_cast<std::size_t>(nd.rank)] = v;
+        if (nd.kind != NodeKind::join && boost::out_degree(v, gr) == 0) sinks[static_cast<std::size_t>(nd.rank)].push_back(v);
+    }
+    for (std::size_t k = 0; k + 1 < copies; ++k) {
+        for (std::size_t l = 0; l < lanes; ++l)
+            if (firsts[l].size() == 1 && lasts[l].size() == 1) acts.precede(handle(k, lasts[l][0]), handle(k + 1, firsts[l][0]));
+        for (std::size_t r = 0; r < g.windows.size(); ++r) {
+            const int main_lane = g.windows[r].main_lane;
+            if (main_lane >= 0 && lasts[static_cast<std::size_t>(main_lane)].size() == 1)
+                acts.precede(handle(k, lasts[static_cast<std::size_t>(main_lane)][0]), handle(k + 1, start_of[r]));
+            else
+                for (Vertex v : sinks[r]) acts.precede(handle(k, v), handle(k + 1, start_of[r]));
+        }
+    }
     try {
         acts.start(nullptr);
     } catch (const std::logic_error& e) {
@@ -103,57 +148,95 @@ ReplayResult run_replay(const ReplayGraph& g) {
     }
     engine.run();
 
-    ReplayResult res;
-    res.fingerprint = engine.fingerprint();
-    res.timing.resize(n);
-    for (Vertex v = 0; v < n; ++v) {
-        const auto h = static_cast<sim::ActivityGraph::Handle>(v);
-        res.timing[v] = {acts.started_at(h) + gr[v].pre_ns, acts.finished_at(h)};
-    }
-    // A transfer spans its arrival too, as the recorded kernel does.
-    for (Vertex v = 0; v < n; ++v) {
-        if (gr[v].kind != NodeKind::arrive) continue;
-        for (auto [it, end] = boost::out_edges(v, gr); it != end; ++it) {
-            const Vertex j = boost::target(*it, gr);
-            if (gr[j].kind == NodeKind::device) res.timing[j].start_ns = res.timing[v].start_ns;
-            if (gr[j].kind != NodeKind::join) continue;
-            for (auto [jt, jend] = boost::out_edges(j, gr); jt != jend; ++jt) {
-                const Vertex t = boost::target(*jt, gr);
-                if (gr[t].rank == gr[v].rank && gr[t].event == gr[v].event) res.timing[t].start_ns = res.timing[v].start_ns;
+    // Each rank's iteration: the distance between the ends of its last two iterations (the
+    // steady state), or with one iteration, its end after its start.
+    const std::size_t ranks = g.windows.size();
+    std::vector<std::vector<std::int64_t>> ends(copies, std::vector<std::int64_t>(ranks, 0));
+    for (std::size_t k = 0; k < copies; ++k)
+        for (Vertex v = 0; v < n; ++v) {
+            if (gr[v].kind == NodeKind::join) continue;
+            auto& e = ends[k][static_cast<std::size_t>(gr[v].rank)];
+            e = std::max(e, acts.finished_at(handle(k, v)));
+        }
+    // Results describe the last iteration, on a clock that starts with its earliest rank.
+    const std::size_t last_copy = copies - 1;
+    std::int64_t t0 = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t r = 0; r < ranks; ++r) t0 = std::min(t0, acts.started_at(handle(last_copy, start_of[r])));
+    if (copies == 1) t0 = 0;
+
+    const auto timings_of = [&](std::size_t copy) {
+        std::vector<Timing> tm(n);
+        for (Vertex v = 0; v < n; ++v) {
+            const auto h = handle(copy, v);
+            tm[v] = {acts.started_at(h) + gr[v].pre_ns - t0, acts.finished_at(h) - t0};
+        }
+        // A transfer spans its arrival too, as the recorded kernel does.
+        for (Vertex v = 0; v < n; ++v) {
+            if (gr[v].kind != NodeKind::arrive) continue;
+            for (auto [it, end] = boost::out_edges(v, gr); it != end; ++it) {
+                const Vertex j = boost::target(*it, gr);
+                if (gr[j].kind == NodeKind::device) tm[j].start_ns = tm[v].start_ns;
+                if (gr[j].kind != NodeKind::join) continue;
+                for (auto [jt, jend] = boost::out_edges(j, gr); jt != jend; ++jt) {
+                    const Vertex t = boost::target(*jt, gr);
+                    if (gr[t].rank == gr[v].rank && gr[t].event == gr[v].event) tm[t].start_ns = tm[v].start_ns;
+                }
             }
         }
-    }
-    // The predecessor that finished last: what held v back.
-    const auto binding = [&](Vertex v) {
+        return tm;
+    };
+    ReplayResult res;
+    res.fingerprint = engine.fingerprint();
+    res.timing = timings_of(last_copy);
+    const std::vector<Timing> prev_timing = copies > 1 ? timings_of(last_copy - 1) : std::vector<Timing>();
+    // The predecessor within its iteration that finished last: what held v back.
+    const auto binding_in = [&](Vertex v, const std::vector<Timing>& tm) {
         Vertex best = std::numeric_limits<Vertex>::max();
         std::int64_t latest = -1;
         for (auto [it, end] = boost::in_edges(v, gr); it != end; ++it) {
             const Vertex u = boost::source(*it, gr);
-            if (res.timing[u].end_ns > latest || (res.timing[u].end_ns == latest && u < best)) {
-                latest = res.timing[u].end_ns;
+            if (tm[u].end_ns > latest || (tm[u].end_ns == latest && u < best)) {
+                latest = tm[u].end_ns;
                 best = u;
             }
         }
         return best;
     };
+    const auto binding = [&](Vertex v) { return binding_in(v, res.timing); };
 
     // Per rank: iteration, breakdown.
-    const std::size_t ranks = g.windows.size();
-    std::vector<std::int64_t> rank_end(ranks, 0);
+    std::vector<std::int64_t> rank_end(ranks, 0), host_end(ranks, 0), device_end(ranks, 0), backlog(ranks, 0);
     std::vector<std::vector<Interval>> compute(ranks), memory(ranks), comm(ranks), busy(ranks);
-    std::vector<std::vector<std::pair<Interval, Vertex>>> work(ranks);
+    // Device work of the last iteration, and of the one before where it runs on into the last.
+    struct Work {
+        Interval iv;
+        Vertex v;
+        bool previous;
+    };
+    std::vector<std::vector<Work>> work(ranks);
     for (Vertex v = 0; v < n; ++v) {
         const Node& nd = gr[v];
         if (nd.kind == NodeKind::join) continue;
         const auto r = static_cast<std::size_t>(nd.rank);
         rank_end[r] = std::max(rank_end[r], res.timing[v].end_ns);
-        if (nd.kind != NodeKind::device && nd.kind != NodeKind::op) continue;
-        const Category c = category_of(g, v);
-        if (c == Category::host || c == Category::other) continue;
-        const Interval iv{res.timing[v].start_ns, res.timing[v].end_ns};
-        (c == Category::compute ? compute : c == Category::memory ? memory : comm)[r].push_back(iv);
-        busy[r].push_back(iv);
-        work[r].push_back({iv, v});
+        if (nd.kind == NodeKind::host_work || nd.kind == NodeKind::host_call) host_end[r] = std::max(host_end[r], res.timing[v].end_ns);
+        if (nd.kind == NodeKind::device || nd.kind == NodeKind::op || nd.kind == NodeKind::arrive)
+            device_end[r] = std::max(device_end[r], res.timing[v].end_ns);
+        if (nd.kind == NodeKind::backlog) backlog[r] = std::max(backlog[r], nd.dur_ns);
+    }
+    for (int pass = copies > 1 ? 0 : 1; pass < 2; ++pass) {
+        const std::vector<Timing>& tm = pass == 0 ? prev_timing : res.timing;
+        for (Vertex v = 0; v < n; ++v) {
+            const Node& nd = gr[v];
+            if (nd.kind != NodeKind::device && nd.kind != NodeKind::op) continue;
+            const Category c = category_of(g, v);
+            if (c == Category::host || c == Category::other) continue;
+            const auto r = static_cast<std::size_t>(nd.rank);
+            const Interval iv{tm[v].start_ns, tm[v].end_ns};
+            (c == Category::compute ? compute : c == Category::memory ? memory : comm)[r].push_back(iv);
+            busy[r].push_back(iv);
+            work[r].push_back({iv, v, pass == 0});
+        }
     }
     double iteration_sum = 0, recorded_sum = 0;
     bool recorded_known = true;
@@ -164,9 +247,23 @@ ReplayResult run_replay(const ReplayGraph& g) {
         s.rank = g.trace->ranks[r].rank;
         s.step = w.step;
         s.recorded_s = w.dur_ns >= 0 ? seconds(w.dur_ns) : -1;
-        const std::int64_t t0 = w.offset_ns;
-        s.iteration_s = seconds(rank_end[r] - t0);
-        const auto cm = merged(compute[r]), mm = merged(memory[r]), xm = merged(comm[r]), bm = merged(busy[r]);
+        // The breakdown's window is this rank's last iteration: from its step's opening (or the
+        // end of the one before) to its end.
+        const std::int64_t win_start =
+            copies == 1 ? w.offset_ns : acts.started_at(handle(last_copy, start_of[r])) - t0;
+        // One iteration: the previous iteration's backlog delays this one's device work, and in a
+        // steady state this one leaves as much behind: its device work counts from the backlog's end.
+        const std::int64_t w0 = copies == 1 ? win_start + backlog[r] : std::min(win_start, ends[copies - 2][r] - t0);
+        s.iteration_s = copies == 1 ? seconds(std::max(host_end[r] - win_start, device_end[r] - w0))
+                                    : seconds(ends[copies - 1][r] - ends[0][r]) / static_cast<double>(copies - 1);
+        const auto clip = [&](std::vector<Interval> v) {
+            for (Interval& i : v) {
+                i.first = std::clamp(i.first, w0, rank_end[r]);
+                i.second = std::clamp(i.second, w0, rank_end[r]);
+            }
+            return merged(std::move(v));
+        };
+        const auto cm = clip(compute[r]), mm = clip(memory[r]), xm = clip(comm[r]), bm = clip(busy[r]);
         Breakdown& b = s.breakdown;
         b.compute_s = seconds(length(cm));
         b.memory_s = seconds(length(mm));
@@ -176,16 +273,19 @@ ReplayResult run_replay(const ReplayGraph& g) {
         b.overlap_fraction = length(xm) > 0 ? static_cast<double>(ov) / static_cast<double>(length(xm)) : 0.0;
         comm_total += length(xm);
         overlap_total += ov;
-        b.idle_s = seconds(rank_end[r] - t0 - length(bm));
+        b.idle_s = seconds(std::max<std::int64_t>(0, rank_end[r] - w0 - length(bm)));
         // Each idle interval is charged to the work that ends it.
         auto& wk = work[r];
-        std::sort(wk.begin(), wk.end());
-        std::int64_t covered = t0;
+        std::sort(wk.begin(), wk.end(), [](const Work& a, const Work& c) {
+            return a.iv != c.iv ? a.iv < c.iv : a.v != c.v ? a.v < c.v : a.previous > c.previous;
+        });
+        std::int64_t covered = w0;
         std::size_t k = 0;
         while (k < wk.size()) {
-            const std::int64_t s0 = wk[k].first.first;
+            const std::int64_t s0 = wk[k].iv.first;
             if (s0 > covered) {
-                Vertex v = wk[k].second;
+                Vertex v = wk[k].v;
+                const std::vector<Timing>& tm = wk[k].previous ? prev_timing : res.timing;
                 // A transfer's cause is its arrival's.
                 for (auto [it, end] = boost::in_edges(v, gr); it != end; ++it)
                     if (gr[boost::source(*it, gr)].kind == NodeKind::join) {
@@ -195,14 +295,14 @@ ReplayResult run_replay(const ReplayGraph& g) {
                         }
                         break;
                     }
-                const Vertex u = binding(v);
+                const Vertex u = binding_in(v, tm);
                 const double gap = seconds(s0 - covered);
                 const NodeKind uk = u == std::numeric_limits<Vertex>::max() ? NodeKind::start : gr[u].kind;
                 if (uk == NodeKind::host_call || uk == NodeKind::host_work || uk == NodeKind::start) b.idle.host_wait_s += gap;
                 else if ((uk == NodeKind::device || uk == NodeKind::arrive) && gr[u].lane == gr[v].lane) b.idle.kernel_wait_s += gap;
                 else b.idle.other_s += gap;
             }
-            covered = std::max(covered, wk[k].first.second);
+            covered = std::max(covered, wk[k].iv.second);
             ++k;
         }
         if (rank_end[r] > covered) b.idle.other_s += seconds(rank_end[r] - covered);
@@ -235,7 +335,7 @@ ReplayResult run_replay(const ReplayGraph& g) {
     std::vector<PathStep> path;
     for (Vertex v = last; v != std::numeric_limits<Vertex>::max(); v = binding(v)) {
         const Node& nd = gr[v];
-        if (nd.kind == NodeKind::join || nd.kind == NodeKind::start || nd.kind == NodeKind::arrive) continue;
+        if (nd.kind == NodeKind::join || nd.kind == NodeKind::start || nd.kind == NodeKind::arrive || nd.kind == NodeKind::backlog) continue;
         PathStep p;
         p.name = node_name(g, v);
         p.rank = g.trace->ranks[static_cast<std::size_t>(nd.rank)].rank;

@@ -84,7 +84,13 @@ struct ReplayResult {
     std::uint64_t fingerprint = 0;         // the engine's fingerprint of the run
 };
 
+// Iterations replayed back to back (each thread and stream continuing, each rank's next step
+// opening when its main thread ends the previous one), so that the iteration time is a steady
+// state: a GPU-bound run's device work of one step overlaps the host work of the next, as in
+// the recording. Results describe the last iteration.
+inline constexpr int default_iterations = 1;
+
 // Throws analysis::InputError when the recorded dependencies form a cycle.
-ReplayResult run_replay(const ReplayGraph& g);
+ReplayResult run_replay(const ReplayGraph& g, int iterations = default_iterations);
 
 }  // namespace rentsim::replay

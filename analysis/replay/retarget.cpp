@@ -216,6 +216,7 @@ RetargetSummary retarget(ReplayGraph& g, const RetargetOptions& o) {
     std::map<std::string, ClassScale> classes;
     int inferred_bytes = 0, unknown_guessed = 0, unknown_memory = 0, precision_fallback = 0;
 
+    std::vector<double> device_before, device_after;  // per rank, seconds
     const auto scale = [&](double t_s, double f) { return t_s <= overhead ? t_s : overhead + (t_s - overhead) * f; };
     Graph& gr = g.graph;
     for (Vertex v = 0; v < boost::num_vertices(gr); ++v) {
@@ -290,6 +291,12 @@ RetargetSummary retarget(ReplayGraph& g, const RetargetOptions& o) {
             if (o.strong) t_new = scale(t_new, 1.0 / strong_div);
         }
         nd.dur_ns = std::llround(std::max(0.0, t_new) * 1e9);
+        if (static_cast<std::size_t>(nd.rank) >= device_before.size()) {
+            device_before.resize(static_cast<std::size_t>(nd.rank) + 1, 0.0);
+            device_after.resize(static_cast<std::size_t>(nd.rank) + 1, 0.0);
+        }
+        device_before[static_cast<std::size_t>(nd.rank)] += t_rec;
+        device_after[static_cast<std::size_t>(nd.rank)] += static_cast<double>(nd.dur_ns) * 1e-9;
         ClassScale& cs = classes[std::string(class_name(c))];
         cs.cls = class_name(c);
         ++cs.kernels;
@@ -301,6 +308,13 @@ RetargetSummary retarget(ReplayGraph& g, const RetargetOptions& o) {
         std::int64_t longest = 0;
         for (Vertex v : c.transfers) longest = std::max(longest, gr[v].dur_ns);
         for (Vertex v : c.transfers) gr[v].dur_ns = longest;
+    }
+    // The previous iteration's backlog is the same work: rescaled as the rank's device work was.
+    for (Vertex v = 0; v < boost::num_vertices(gr); ++v) {
+        Node& nd = gr[v];
+        const auto r = static_cast<std::size_t>(nd.rank);
+        if (nd.kind != NodeKind::backlog || r >= device_before.size() || device_before[r] <= 0) continue;
+        nd.dur_ns = std::llround(static_cast<double>(nd.dur_ns) * device_after[r] / device_before[r]);
     }
     for (auto& [name, cs] : classes) s.classes.push_back(cs);
     if (inferred_bytes > 0)
