@@ -273,3 +273,79 @@ TEST_CASE("the JSON result holds the fields of the contract") {
                             "\"unknown_kernels\": []", "\"error\": 0.0"})
         CHECK_MESSAGE(j.find(key) != std::string::npos, key);
 }
+
+TEST_CASE("a stream still running the previous step starts with that backlog, and the step counts from its end") {
+    // Kernel 0 was launched before the step [100, 300) and runs until 150: 50 us of backlog on
+    // stream 7. Kernel 1, launched at 100, runs [150, 380): a GPU-bound step of 230 us.
+    RankBuilder b(0, 1);
+    b.call("cudaLaunchKernel", 0, 5, 1);
+    b.call("cudaLaunchKernel", 100, 5, 2);
+    const auto k0 = b.kernel("k0", trace::KernelClass::gemm, 10, 140, 1);
+    const auto k1 = b.kernel("k1", trace::KernelClass::gemm, 150, 230, 2);
+    b.step(1, 100, 200);
+    trace::Trace t;
+    t.ranks.push_back(b.r);
+    const ReplayGraph g = build_graph(t);
+    CHECK(g.windows[0].backlog_ns == 50 * us);
+    int backlogs = 0;
+    for (Vertex v = 0; v < boost::num_vertices(g.graph); ++v) {
+        CHECK(g.graph[v].event != static_cast<std::int64_t>(k0));
+        if (g.graph[v].kind == NodeKind::backlog) ++backlogs;
+    }
+    CHECK(backlogs == 1);
+    const ReplayResult r = run_replay(g);
+    CHECK(r.timing[vertex_of(g, 0, k1)].start_ns == 50 * us);
+    // Host ends at 200; device work after the backlog: 230.
+    CHECK(r.iteration_s == doctest::Approx(230e-6));
+    CHECK(r.breakdown.compute_s == doctest::Approx(230e-6));
+    CHECK(r.breakdown.idle_s == doctest::Approx(0));
+}
+
+TEST_CASE("a long call that returned as device work ended waits for it, and follows it when it gets faster") {
+    // Launch B [20, 401) returned 1 us after kernel 1 [10, 400) ended: a full launch queue.
+    RankBuilder b(0, 1);
+    b.call("cudaLaunchKernel", 0, 5, 1);
+    const auto call_b = b.call("cudaLaunchKernel", 20, 381, 2);
+    const auto k1 = b.kernel("k1", trace::KernelClass::gemm, 10, 390, 1);
+    const auto k2 = b.kernel("k2", trace::KernelClass::gemm, 401, 50, 2);
+    b.step(1, 0, 460);
+    trace::Trace t;
+    t.ranks.push_back(b.r);
+    ReplayGraph g = build_graph(t);
+    const Vertex vb = vertex_of(g, 0, call_b), v1 = vertex_of(g, 0, k1), v2 = vertex_of(g, 0, k2);
+    CHECK(has_edge(g, v1, vb, EdgeKind::host_sync));
+    CHECK(g.graph[vb].dur_ns == 1 * us);
+    CHECK(run_replay(g).timing[vb].end_ns == 401 * us);
+    // A kernel 1 of 100 us releases the call at 111.
+    g.graph[v1].dur_ns = 100 * us;
+    const ReplayResult r = run_replay(g);
+    CHECK(r.timing[vb].end_ns == 111 * us);
+    CHECK(r.timing[v2].start_ns == 111 * us);
+}
+
+TEST_CASE("another host thread starts after the main thread's preceding call, and the main thread waits for its end") {
+    // Main thread: call [0, 5) launching kernel [10, 20), call [100, 105). Thread 2: calls
+    // [30, 35) and [60, 65). The main thread's host time [5, 100) spans thread 2's end at 65:
+    // only [65, 100) is its own work.
+    RankBuilder b(0, 1);
+    const auto c0 = b.call("cudaLaunchKernel", 0, 5, 1, 1);
+    b.call("cudaMemsetAsync", 100, 5, -1, 1);
+    const auto t0 = b.call("cudaLaunchKernel", 30, 5, -1, 2);
+    const auto t1 = b.call("cudaEventQuery", 60, 5, -1, 2);
+    b.kernel("k", trace::KernelClass::elementwise, 10, 10, 1);
+    b.step(1, 0, 200);
+    trace::Trace t;
+    t.ranks.push_back(b.r);
+    const ReplayGraph g = build_graph(t);
+    const Vertex v0 = vertex_of(g, 0, c0), vt0 = vertex_of(g, 0, t0), vt1 = vertex_of(g, 0, t1);
+    // Thread 2's first host work follows the main thread's first call and lasts 25 us.
+    Vertex head = 0, wait = 0;
+    for (auto [it, end] = boost::in_edges(vt0, g.graph); it != end; ++it) head = boost::source(*it, g.graph);
+    CHECK(g.graph[head].kind == NodeKind::host_work);
+    CHECK(g.graph[head].dur_ns == 25 * us);
+    CHECK(has_edge(g, v0, head, EdgeKind::order));
+    for (auto [it, end] = boost::out_edges(vt1, g.graph); it != end; ++it) wait = boost::target(*it, g.graph);
+    CHECK(g.graph[wait].kind == NodeKind::host_work);
+    CHECK(g.graph[wait].dur_ns == 35 * us);
+    CHECK(run_replay(g).iteration_s == doctest::Approx(200e-6));
+}
