@@ -328,10 +328,23 @@ ReplayResult run_replay(const ReplayGraph& g, int iterations) {
     res.breakdown.overlap_fraction =
         comm_total > 0 ? static_cast<double>(overlap_total) / static_cast<double>(comm_total) : 0.0;
 
-    // Critical path, from the last finish backwards.
+    // Critical path, from the end that set the longest rank's iteration: its host's or its
+    // device work's, whichever the iteration counted.
+    std::size_t longest = 0;
+    for (std::size_t r = 1; r < ranks; ++r)
+        if (res.ranks[r].iteration_s > res.ranks[longest].iteration_s) longest = r;
+    const std::int64_t rank_start = copies == 1 ? g.windows[longest].offset_ns : 0;
+    const bool host_bound = copies == 1 && host_end[longest] - rank_start >= device_end[longest] - rank_start - backlog[longest];
     Vertex last = 0;
-    for (Vertex v = 1; v < n; ++v)
-        if (res.timing[v].end_ns > res.timing[last].end_ns) last = v;
+    bool found = false;
+    for (Vertex v = 0; v < n; ++v) {
+        const Node& nd = gr[v];
+        if (static_cast<std::size_t>(nd.rank) != longest || nd.kind == NodeKind::join) continue;
+        const bool host = nd.kind == NodeKind::host_work || nd.kind == NodeKind::host_call;
+        if (copies == 1 && host != host_bound) continue;
+        if (!found || res.timing[v].end_ns > res.timing[last].end_ns) last = v;
+        found = true;
+    }
     std::vector<PathStep> path;
     for (Vertex v = last; v != std::numeric_limits<Vertex>::max(); v = binding(v)) {
         const Node& nd = gr[v];
