@@ -349,3 +349,27 @@ TEST_CASE("another host thread starts after the main thread's preceding call, an
     CHECK(g.graph[wait].dur_ns == 35 * us);
     CHECK(run_replay(g).iteration_s == doctest::Approx(200e-6));
 }
+
+#ifdef RENTSIM_REPLAY_OWN_TIMELINE_WRITER
+TEST_CASE("the timeline's Chrome trace JSON names each rank and holds one slice per span and a flow pair per arrow") {
+    const trace::Trace t = one_stream();
+    const ReplayGraph g = build_graph(t);
+    const report::Timeline tl = replay_timeline(g, run_replay(g));
+    const std::string text = timeline_json(tl, "t.json");
+    // 1 process name, 8 spans, 3 flows of two events each.
+    std::size_t slices = 0, flows = 0, meta = 0;
+    for (std::size_t at = 0; (at = text.find("\"ph\":\"", at)) != std::string::npos; at += 6) {
+        const char ph = text[at + 6];
+        slices += ph == 'X';
+        flows += ph == 's' || ph == 'f';
+        meta += ph == 'M';
+    }
+    CHECK(meta == 1);
+    CHECK(slices == 8);
+    CHECK(flows == 6);
+    CHECK(text.find("\"name\":\"rank 0\"") != std::string::npos);
+    report::TimelineLimits small;
+    small.max_spans = 7;
+    CHECK_THROWS_WITH_AS(timeline_json(tl, "t.json", small), "t.json: 8 spans, more than the limit of 7", analysis::InputError);
+}
+#endif
