@@ -31,6 +31,7 @@
 #include "analysis/cli/timeline_command.hpp"
 #include "analysis/cli/check_command.hpp"
 #include "analysis/cli/merge_command.hpp"
+#include "analysis/cli/replay_command.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/report/progress.hpp"
 #include "analysis/report/report.hpp"
@@ -618,6 +619,8 @@ int main(int argc, char** argv) {
     auto* check_cmd = cli::add_check_command(app, chk);
     cli::MergeOptions mrg;
     auto* merge_cmd = cli::add_merge_command(app, mrg);
+    cli::ReplayOptions replay_opts;
+    auto* replay_cmd = cli::add_replay_command(app, replay_opts);
 
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
@@ -649,6 +652,7 @@ int main(int argc, char** argv) {
         else if (*be_cmd) status = breakeven_command(be);
         else if (*check_cmd) status = cli::check_command(chk);
         else if (*merge_cmd) status = cli::merge_command(mrg);
+        else if (*replay_cmd) status = cli::replay_command(replay_opts);
         return finish_stdout(status);
     } catch (const analysis::BudgetError& e) {
         // Work beyond the simulator's budgets, refused before it ran.
