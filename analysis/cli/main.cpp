@@ -27,6 +27,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/cli/plot_commands.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/report/report.hpp"
 #include "analysis/run/run.hpp"
@@ -57,6 +58,7 @@ constexpr int kMaxJobs = 1024;
 
 struct RunOptions {
     std::string file, out, csv, markdown;
+    std::string plot;        // folder for the charts (--plot); empty: none
     int jobs = 0;            // 0: all cores
     int replications = 0;
     std::int64_t seed = -1;  // -1: the scenario's
@@ -244,6 +246,8 @@ int run_command(const RunOptions& o) {
                                  outputs.empty() ? "" : " and the outputs are written");
         return 128 + sig;
     }
+    // Charts are files too: written before anything is printed; what was written goes to stderr.
+    if (!o.plot.empty()) cli::plot_results(analysis::results_to_json(results), o.file, o.plot, std::cerr);
     std::cout << analysis::format_results_text(results);
     int status = 0;
     // Points that break a rule ran as rows saying so; the others ran. Bad input still
@@ -490,6 +494,7 @@ int main(int argc, char** argv) {
         cmd->add_option("--out", o.out, "write results as JSON");
         cmd->add_option("--csv", o.csv, "write results as CSV");
         cmd->add_option("--markdown", o.markdown, "write the comparison table as Markdown (for a pull-request comment)");
+        cmd->add_option("--plot", o.plot, "write the charts (SVG, and PNG with rsvg-convert) into this folder");
         cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
         cmd->add_option("--replications", o.replications, "independent replications of the run's random events");
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
@@ -556,6 +561,11 @@ int main(int argc, char** argv) {
     be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year,
                        "self-owned: operations per instance and year, USD (>= 0)");
 
+    cli::PlotOptions plot;
+    auto* plot_cmd = cli::add_plot_command(app, plot);
+    cli::ReportOptions report;
+    auto* report_cmd = cli::add_report_command(app, report);
+
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
     auto* list_cmd = app.add_subcommand("list", "list registry names: " + topics);
@@ -584,6 +594,8 @@ int main(int argc, char** argv) {
         else if (*fabric_cmd) status = fabric_command(fabric_file, fabric_out);
         else if (*val_cmd) status = validate_command(val);
         else if (*be_cmd) status = breakeven_command(be);
+        else if (*plot_cmd) status = cli::plot_command(plot, std::cout);
+        else if (*report_cmd) status = cli::report_command(report, std::cout);
         return finish_stdout(status);
     } catch (const analysis::BudgetError& e) {
         // Work beyond the simulator's budgets, refused before it ran.
