@@ -174,6 +174,20 @@ std::string point_label(const ResultPoint& p) {
 
 }  // namespace
 
+std::vector<std::size_t> pareto_front(const ResultFile& f) {
+    std::vector<std::size_t> all;
+    for (std::size_t i = 0; i < f.points.size(); ++i)
+        if (finished(f.points[i])) all.push_back(i);
+    std::stable_sort(all.begin(), all.end(), [&](std::size_t a, std::size_t b) {
+        const auto &pa = f.points[a], &pb = f.points[b];
+        return *pa.time_to_train_s != *pb.time_to_train_s ? *pa.time_to_train_s < *pb.time_to_train_s : *pa.cost_usd < *pb.cost_usd;
+    });
+    std::vector<std::size_t> front;
+    for (std::size_t i : all)
+        if (front.empty() || *f.points[i].cost_usd < *f.points[front.back()].cost_usd) front.push_back(i);
+    return front;
+}
+
 long cheapest_within_deadline(const ResultFile& f) {
     long best = -1;
     for (std::size_t i = 0; i < f.points.size(); ++i) {
@@ -231,21 +245,12 @@ Charts result_charts(const ResultFile& f) {
                 xs.push_back(*f.points[i].time_to_train_s / t.seconds);
                 ys.push_back(*f.points[i].cost_usd);
             }
-        std::stable_sort(all.begin(), all.end(), [&](std::size_t a, std::size_t b) {
-            const auto &pa = f.points[a], &pb = f.points[b];
-            return *pa.time_to_train_s != *pb.time_to_train_s ? *pa.time_to_train_s < *pb.time_to_train_s : *pa.cost_usd < *pb.cost_usd;
-        });
         svg::Series front;
         front.label = "Pareto front";
         front.color = "#888888";
         front.shape = svg::Shape::ring;
         front.dashed = true;
-        double cheapest_so_far = std::numeric_limits<double>::infinity();
-        for (std::size_t i : all)
-            if (*f.points[i].cost_usd < cheapest_so_far) {
-                cheapest_so_far = *f.points[i].cost_usd;
-                front.points.emplace_back(*f.points[i].time_to_train_s / t.seconds, cheapest_so_far);
-            }
+        for (std::size_t i : pareto_front(f)) front.points.emplace_back(*f.points[i].time_to_train_s / t.seconds, *f.points[i].cost_usd);
         c.series.push_back(std::move(front));
         for (std::size_t g = 0; g < groups.size(); ++g) {
             svg::Series s = series_for(g, groups[g].label);

@@ -41,6 +41,10 @@ std::string find_rsvg_convert();
 // PNGs could not be made. Throws InputError naming the folder or file it cannot write.
 std::vector<std::string> write_charts(const Charts& charts, const std::string& dir, const std::string& rsvg_convert);
 
+// The finished points no other finished point is both faster and cheaper than (ties: the
+// first), by index, fastest first.
+std::vector<std::size_t> pareto_front(const ResultFile& results);
+
 // The cheapest point (index) that finished within the deadline of its scenario; -1 when no
 // point has a deadline or none met it. Ties go to the first point.
 long cheapest_within_deadline(const ResultFile& results);

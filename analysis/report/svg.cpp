@@ -207,6 +207,7 @@ std::string escape(std::string_view text) {
 }
 
 std::string tick_label(double v, double step, double largest) {
+    if (v == 0) return "0";
     double div = 1;
     const char* suffix = "";
     if (largest >= 1e6) {

@@ -92,9 +92,11 @@ std::vector<std::pair<std::string, std::string>> split_point_label(std::string_v
     };
     while (i < label.size()) {
         const std::size_t eq = label.find('=', i);
-        if (eq == std::string_view::npos || eq == i) bad("a pair has no key");
+        const std::size_t space = label.find(' ', i);
+        if (eq == std::string_view::npos || space < eq)
+            bad("'" + std::string(label.substr(i, std::min(space, label.size()) - i)) + "' has no '='");
+        if (eq == i) bad("a pair has no key");
         const std::string key(label.substr(i, eq - i));
-        if (key.find(' ') != std::string::npos) bad("key '" + key + "' holds a space");
         // The value is JSON text: a string or a bracketed array or object may hold spaces.
         std::size_t j = eq + 1;
         int depth = 0;
