@@ -36,7 +36,7 @@ table{border-collapse:collapse;font-size:0.9em;margin:0.5em 0}
 th,td{border-bottom:1px solid #ddd;padding:0.25em 0.6em;text-align:right;white-space:nowrap}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 .not-done{color:#c0392b}figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#555}
-svg{max-width:100%;height:auto}.notes{color:#555;font-size:0.9em})";
+svg{max-width:100%;height:auto}.notes{color:#555;font-size:0.9em}.wide{overflow-x:auto})";
 
 }  // namespace
 
@@ -75,7 +75,7 @@ std::string result_report_html(const ResultFile& f, const Charts& charts) {
     }
     o += "</ul>\n";
 
-    o += "<h2>Results</h2>\n<table>\n<tr><th>point</th><th>GPUs</th><th>GPU</th><th>plan</th><th>status</th>"
+    o += "<h2>Results</h2>\n<div class=\"wide\">\n<table>\n<tr><th>point</th><th>GPUs</th><th>GPU</th><th>plan</th><th>status</th>"
          "<th>time to train</th><th>cost</th><th>samples/s</th><th>step ms</th><th>memory GiB</th></tr>\n";
     for (const auto& p : f.points) {
         o += "<tr><td>" + escape(label_of(p)) + "</td><td>" + std::to_string(p.gpus) + "</td><td>" + escape(p.gpu) + "</td><td>" +
@@ -85,7 +85,7 @@ std::string result_report_html(const ResultFile& f, const Charts& charts) {
              or_dash(p.iteration_s, ms) + "</td><td>" + fmt::format("{:.1f} / {:.0f}", p.memory_per_gpu_gib, p.memory_available_gib) +
              "</td></tr>\n";
     }
-    o += "</table>\n";
+    o += "</table>\n</div>\n";
     std::string notes;
     for (const auto& p : f.points)
         if (!p.note.empty()) notes += "<li>" + escape(label_of(p)) + ": " + escape(p.note) + "</li>\n";
@@ -94,12 +94,13 @@ std::string result_report_html(const ResultFile& f, const Charts& charts) {
     o += "<h2>Breakdown</h2>\n<p>One optimizer step, in milliseconds; memory per GPU, in GiB.</p>\n<table>\n"
          "<tr><th>point</th><th>compute</th><th>exposed comm.</th><th>input stall</th><th>pipeline bubble</th>"
          "<th>weights</th><th>gradients</th><th>optimizer</th><th>activations</th><th>workspace</th></tr>\n";
+    o.insert(o.rfind("<table>"), "<div class=\"wide\">\n");
     for (const auto& p : f.points)
         o += "<tr><td>" + escape(label_of(p)) + "</td><td>" + or_dash(p.compute_s, ms) + "</td><td>" + or_dash(p.exposed_comm_s, ms) +
              "</td><td>" + or_dash(p.input_stall_s, ms) + "</td><td>" + or_dash(p.pipeline_bubble_s, ms) + "</td><td>" +
              gib(p.params_gib) + "</td><td>" + gib(p.gradients_gib) + "</td><td>" + gib(p.optimizer_gib) + "</td><td>" +
              gib(p.activations_gib) + "</td><td>" + gib(p.workspace_gib) + "</td></tr>\n";
-    o += "</table>\n";
+    o += "</table>\n</div>\n";
 
     o += "<h2>Charts</h2>\n";
     for (const Chart& c : charts.charts) {
