@@ -329,9 +329,10 @@ Charts result_charts(const ResultFile& f) {
         c.parts = {"weights", "gradients", "optimizer state", "activations", "workspace"};
         c.colors = {"#0072b2", "#56b4e9", "#e69f00", "#009e73", "#999999"};
         std::map<std::vector<long long>, std::size_t> bar_of;  // parts in 1/1000 GiB -> bar
-        std::vector<std::size_t> shared;
+        std::vector<std::size_t> shared, first_of_bar;
         std::set<double> available;
-        for (const auto& p : f.points) {
+        for (std::size_t i = 0; i < f.points.size(); ++i) {
+            const ResultPoint& p = f.points[i];
             if (p.status == "invalid") continue;
             const std::vector<double> parts{p.params_gib, p.gradients_gib, p.optimizer_gib, p.activations_gib, p.workspace_gib};
             std::vector<long long> key;
@@ -339,6 +340,7 @@ Charts result_charts(const ResultFile& f) {
             key.push_back(std::llround(p.memory_available_gib * 1000));
             const auto [it, fresh] = bar_of.try_emplace(key, c.categories.size());
             if (fresh) {
+                first_of_bar.push_back(i);
                 c.categories.push_back(point_label(p));
                 c.values.push_back(parts);
                 shared.push_back(0);
@@ -347,7 +349,29 @@ Charts result_charts(const ResultFile& f) {
             }
             available.insert(p.memory_available_gib);
         }
-        for (std::size_t b = 0; b < c.categories.size(); ++b)
+        // Bars named by the swept keys that tell them apart (key=value), when several do.
+        if (c.categories.size() == 1 && shared[0] > 0) {
+            c.categories[0] = fmt::format("all {} points", shared[0] + 1);
+            shared[0] = 0;
+        } else if (c.categories.size() > 1 && !first_of_bar.empty()) {
+            const auto& keys = f.points[first_of_bar[0]].swept;
+            for (std::size_t b = 0; b < c.categories.size(); ++b) {
+                std::string label;
+                for (std::size_t k = 0; k < keys.size(); ++k) {
+                    bool varies = false;
+                    for (std::size_t i : first_of_bar) {
+                        const auto& sw = f.points[i].swept;
+                        varies = varies || k >= sw.size() || sw[k] != keys[k];
+                    }
+                    const auto& sw = f.points[first_of_bar[b]].swept;
+                    if (varies && k < sw.size())
+                        label += (label.empty() ? "" : ", ") + sw[k].first.substr(sw[k].first.rfind('.') + 1) + "=" + shown(sw[k].second);
+                }
+                if (!label.empty()) c.categories[b] = label;
+            }
+        }
+        const bool evenly = std::all_of(shared.begin(), shared.end(), [&](std::size_t n) { return n == shared[0]; });
+        for (std::size_t b = 0; b < c.categories.size() && !evenly; ++b)
             if (shared[b] > 0) c.categories[b] += fmt::format(" (+{})", shared[b]);
         if (c.categories.empty()) {
             skip("memory-by-part", "no valid point");
@@ -360,7 +384,9 @@ Charts result_charts(const ResultFile& f) {
             } else {
                 c.note = "the GPUs differ in memory: see memory_available_gib in the CSV";
             }
-            if (std::any_of(shared.begin(), shared.end(), [](std::size_t n) { return n > 0; }))
+            if (evenly && shared[0] > 0)
+                c.note += std::string(c.note.empty() ? "" : "; ") + fmt::format("each bar stands for {} points with the same parts", shared[0] + 1);
+            else if (std::any_of(shared.begin(), shared.end(), [](std::size_t n) { return n > 0; }))
                 c.note += std::string(c.note.empty() ? "" : "; ") + "(+n): n more points with the same parts";
             add("memory-by-part", c.title, svg::render(c));
         }

@@ -253,23 +253,26 @@ Ticks log_ticks(double lo, double hi) {
         hi *= 2;
     }
     const int d0 = static_cast<int>(std::floor(std::log10(lo) + 1e-9)), d1 = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
-    const bool fine = d1 - d0 < 3;
-    std::vector<double> candidates;
-    for (int d = d0; d <= d1; ++d)
-        for (const double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) candidates.push_back(m * std::pow(10.0, d));
+    // The ends: the 1, 2, 5 x 10^k around the range, so that it is not widened to whole decades.
     Ticks t;
-    // Widen to the candidates around the range.
-    t.lo = candidates.front();
-    for (double c : candidates)
-        if (c <= lo * (1 + 1e-9)) t.lo = c;
-    t.hi = candidates.back();
-    for (auto it = candidates.rbegin(); it != candidates.rend(); ++it)
-        if (*it >= hi * (1 - 1e-9)) t.hi = *it;
-    const double largest = t.hi;
-    for (double c : candidates)
-        if (c >= t.lo * (1 - 1e-9) && c <= t.hi * (1 + 1e-9)) {
-            t.values.push_back(c);
-            t.labels.push_back(tick_label(c, c, largest));
+    t.lo = std::pow(10.0, d0);
+    t.hi = std::pow(10.0, d1);
+    for (int d = d0; d <= d1; ++d)
+        for (const double m : {1.0, 2.0, 5.0}) {
+            const double c = m * std::pow(10.0, d);
+            if (c <= lo * (1 + 1e-9)) t.lo = c;
+            if (c >= hi * (1 - 1e-9) && c < t.hi) t.hi = c;
+        }
+    // Ticks: 1, 2 and 5 of each decade over fewer than three decades, else the decades; and the ends.
+    const bool fine = d1 - d0 < 3;
+    for (int d = d0; d <= d1; ++d)
+        for (const double m : {1.0, 2.0, 5.0}) {
+            const double c = m * std::pow(10.0, d);
+            if (c < t.lo * (1 - 1e-9) || c > t.hi * (1 + 1e-9)) continue;
+            if (fine || m == 1.0 || c == t.lo || c == t.hi) {
+                t.values.push_back(c);
+                t.labels.push_back(tick_label(c, c, t.hi));
+            }
         }
     return t;
 }
@@ -322,7 +325,9 @@ std::string render(const LineChart& c) {
     if (c.x_rule) {
         const double px = xs(*c.x_rule);
         d.line(px, top, px, bottom, kRule, 1.5, true);
-        d.text(px + 4, top + 12, c.x_rule_label, kSmallFont, "start", kRule);
+        // On the side with room: right of a rule in the left half, else left of it.
+        const bool room_right = px < (left + right) / 2;
+        d.text(room_right ? px + 4 : px - 4, top + 12, c.x_rule_label, kSmallFont, room_right ? "start" : "end", kRule);
     }
     for (const Series& s : c.series) {
         std::vector<std::pair<double, double>> px;
@@ -373,12 +378,16 @@ std::string render(const StackedBars& c) {
             if (v > 0) d.rect(cx - bar / 2, ys(base + v), bar, ys(base) - ys(base + v), c.colors[p % c.colors.size()]);
             base += v;
         }
-        if (rotate)
-            d.text(cx + 3, bottom + 12, truncated(c.categories[i], 22), kSmallFont, "end", kInk, false, -35);
-        else
+        if (rotate) {
+            // Rotated 35 degrees about its end: as many characters as fit between the page's edge and the bar.
+            const double fit = (cx - 4) / std::cos(35 * std::acos(-1.0) / 180) / kCharWidth;
+            d.text(cx + 3, bottom + 12, truncated(c.categories[i], static_cast<std::size_t>(std::clamp(fit, 4.0, 24.0))), kSmallFont,
+                   "end", kInk, false, -35);
+        } else {
             d.text(cx, bottom + 17,
                    truncated(c.categories[i], static_cast<std::size_t>(std::max(4.0, std::min(slot_chars_limit * 2, slot / kCharWidth)))),
                    kSmallFont, "middle");
+        }
     }
     if (c.y_rule) {
         const double py = ys(*c.y_rule);

@@ -46,11 +46,11 @@ TEST_CASE("linear ticks step by 1, 2 or 5 times a power of ten and cover the ran
     CHECK(labels(one) == Labels{"4.4", "4.6", "4.8", "5.0", "5.2", "5.4", "5.6"});
 }
 
-TEST_CASE("log ticks take decades, with 2 and 5 between them over fewer than three decades") {
-    const auto wide = svg::log_ticks(8, 1000);  // three decades: 1 to 1000
-    CHECK(wide.lo == 1);
-    CHECK(wide.hi == 1000);
-    CHECK(labels(wide) == Labels{"1", "10", "100", "1000"});
+TEST_CASE("log ticks end at 1, 2 or 5 x 10^k and take 2 and 5 between decades over fewer than three") {
+    const auto wide = svg::log_ticks(8, 400);  // 5 to 500: three decades started, so decades and the ends
+    CHECK(wide.lo == 5);
+    CHECK(wide.hi == 500);
+    CHECK(labels(wide) == Labels{"5", "10", "100", "500"});
     const auto narrow = svg::log_ticks(30, 300);  // widened to 20 and 500
     CHECK(narrow.lo == 20);
     CHECK(narrow.hi == 500);
