@@ -223,7 +223,9 @@ std::string tick_label(double v, double step, double largest) {
 }
 
 Ticks linear_ticks(double lo, double hi, int target) {
-    if (!(hi > lo)) {
+    // A range too narrow for its magnitude (or empty) is widened around its middle.
+    if (!(hi - lo > 1e-9 * std::max(std::abs(lo), std::abs(hi)))) {
+        lo = hi = (lo + hi) / 2;
         const double d = lo == 0 ? 1.0 : std::abs(lo) * 0.1;
         lo -= d;
         hi += d;
@@ -238,8 +240,10 @@ Ticks linear_ticks(double lo, double hi, int target) {
     t.lo = k0 * step;
     t.hi = k1 * step;
     const double largest = std::max(std::abs(t.lo), std::abs(t.hi));
-    for (double k = k0; k <= k1 + 0.5; k += 1) {
-        const double v = k * step;
+    constexpr int kMaxTicks = 64;  // `target` ~ 5 gives at most 2 * target + 1; a bound against rounding at extremes
+    const int n = static_cast<int>(std::min<double>(kMaxTicks, std::max(0.0, std::round(k1 - k0))));
+    for (int i = 0; i <= n; ++i) {
+        const double v = (k0 + i) * step;
         t.values.push_back(v == 0 ? 0.0 : v);
         t.labels.push_back(tick_label(v, step, largest));
     }

@@ -26,11 +26,22 @@ Value required(const Value& object, std::string_view key) {
     return *v;
 }
 
-// A number >= 0 or null.
+// The largest figure read (seconds, USD, GiB, samples/s): far above any real run, low enough
+// that sums and pixel arithmetic on it stay finite.
+constexpr double kMaxFigure = 1e15;
+constexpr std::int64_t kMaxGpus = 100000000;
+
+double figure(const Value& v) {
+    const double x = v.as_nonnegative_number();
+    if (x > kMaxFigure) v.fail("expected a number from 0 to 1e15, got " + v.json().dump());
+    return x;
+}
+
+// A figure or null.
 std::optional<double> nullable(const Value& object, std::string_view key) {
     const Value v = required(object, key);
     if (v.json().is_null()) return std::nullopt;
-    return v.as_nonnegative_number();
+    return figure(v);
 }
 
 // `group.key` where `group` is an object, or null as a whole (a run that does not fit).
@@ -54,18 +65,20 @@ ResultPoint read_point(const Value& v) {
     p.model = required(v, "model").as_string();
     p.gpu = required(v, "gpu").as_string();
     p.precision = required(v, "precision").as_string();
-    p.gpus = required(v, "gpus").as_nonnegative_int();  // 0 in the row of an invalid point
+    const Value gpus = required(v, "gpus");
+    p.gpus = gpus.as_nonnegative_int();  // 0 in the row of an invalid point
+    if (p.gpus > kMaxGpus) gpus.fail("expected at most " + std::to_string(kMaxGpus) + " GPUs, got " + gpus.json().dump());
     p.fits = required(v, "fits").as_bool();
     p.status = required(v, "status").as_string();
     if (const auto note = member(v, "note")) p.note = note->as_string();
-    p.memory_per_gpu_gib = required(v, "memory_per_gpu_gib").as_nonnegative_number();
-    p.memory_available_gib = required(v, "memory_available_gib").as_nonnegative_number();
+    p.memory_per_gpu_gib = figure(required(v, "memory_per_gpu_gib"));
+    p.memory_available_gib = figure(required(v, "memory_available_gib"));
     const Value memory = required(v, "memory");
-    p.params_gib = required(memory, "params_gib").as_nonnegative_number();
-    p.gradients_gib = required(memory, "gradients_gib").as_nonnegative_number();
-    p.optimizer_gib = required(memory, "optimizer_gib").as_nonnegative_number();
-    p.activations_gib = required(memory, "activations_gib").as_nonnegative_number();
-    p.workspace_gib = required(memory, "workspace_gib").as_nonnegative_number();
+    p.params_gib = figure(required(memory, "params_gib"));
+    p.gradients_gib = figure(required(memory, "gradients_gib"));
+    p.optimizer_gib = figure(required(memory, "optimizer_gib"));
+    p.activations_gib = figure(required(memory, "activations_gib"));
+    p.workspace_gib = figure(required(memory, "workspace_gib"));
     p.time_to_train_s = nullable(v, "time_to_train_s");
     p.cost_usd = nullable(v, "cost_usd");
     p.throughput_samples_per_s = nullable(v, "throughput_samples_per_s");
@@ -76,7 +89,10 @@ ResultPoint read_point(const Value& v) {
     p.pipeline_bubble_s = nested(v, "breakdown", "pipeline_bubble_s");
     if (const Value lifecycle = required(v, "lifecycle"); !lifecycle.json().is_null()) {
         p.plan = required(lifecycle, "plan").as_string();
-        if (const Value d = required(lifecycle, "deadline_h"); !d.json().is_null()) p.deadline_h = d.as_positive_number();
+        if (const Value d = required(lifecycle, "deadline_h"); !d.json().is_null()) {
+            p.deadline_h = d.as_positive_number();
+            if (*p.deadline_h > kMaxFigure) d.fail("expected a number from 0 to 1e15, got " + d.json().dump());
+        }
         p.deadline_met_fraction = required(lifecycle, "deadline_met_fraction").as_fraction();
     }
     return p;

@@ -35,7 +35,7 @@ max_len() {
 }
 dict() {
   case "$1" in
-    fuzz_scenario | fuzz_calibration) echo "-dict=$here/json.dict" ;;
+    fuzz_scenario | fuzz_calibration | fuzz_result_file) echo "-dict=$here/json.dict" ;;
   esac
 }
 
