@@ -454,14 +454,22 @@ std::vector<std::string> write_charts(const Charts& charts, const std::string& d
         throw InputError(dir, "", "cannot create the folder for the plots" + (ec ? ": " + ec.message() : std::string()));
     std::vector<std::string> lines;
     std::vector<std::string> failed;
+    // The folder shows this result only: charts of an earlier run that this one leaves out (or
+    // has no PNG for) are removed.
+    std::set<std::string> stale;
+    for (const char* name : {"time-vs-gpus", "cost-vs-gpus", "cost-vs-time", "scaling-efficiency", "memory-by-part"})
+        for (const char* ext : {".svg", ".png"}) stale.insert(std::string(name) + ext);
     for (const Chart& c : charts.charts) {
         const std::string svg_path = (std::filesystem::path(dir) / (c.name + ".svg")).string();
         write_file_atomically(svg_path, c.svg);
+        stale.erase(c.name + ".svg");
         std::string line = "wrote " + svg_path;
         if (!rsvg_convert.empty()) {
-            if (const auto png = render_png(rsvg_convert, svg_path)) {
+            // An absolute path, so that a folder named like an option ("-x") stays a file name.
+            if (const auto png = render_png(rsvg_convert, std::filesystem::absolute(svg_path).string())) {
                 const std::string png_path = (std::filesystem::path(dir) / (c.name + ".png")).string();
                 write_file_atomically(png_path, *png);
+                stale.erase(c.name + ".png");
                 line += " and " + c.name + ".png";
             } else {
                 failed.push_back(c.name);
@@ -469,6 +477,7 @@ std::vector<std::string> write_charts(const Charts& charts, const std::string& d
         }
         lines.push_back(line);
     }
+    for (const auto& name : stale) std::filesystem::remove(std::filesystem::path(dir) / name, ec);
     for (const auto& n : charts.notes) lines.push_back(n);
     if (rsvg_convert.empty() && !charts.charts.empty())
         lines.push_back("no PNG: rsvg-convert is not on PATH (Debian package librsvg2-bin); SVG only");

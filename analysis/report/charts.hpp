@@ -37,6 +37,7 @@ std::string find_rsvg_convert();
 
 // Writes NAME.svg for every chart into `dir` (created when missing), each atomically, and
 // NAME.png beside it where `rsvg_convert` is not empty (rendered by it as a child process).
+// Chart files of these names that this result does not have (left out, or no PNG) are removed.
 // Returns the lines to print: the files written, the charts left out and why, and a note when
 // PNGs could not be made. Throws InputError naming the folder or file it cannot write.
 std::vector<std::string> write_charts(const Charts& charts, const std::string& dir, const std::string& rsvg_convert);

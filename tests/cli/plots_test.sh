@@ -52,6 +52,12 @@ env PATH=/nonexistent "$rentsim" plot "$work/r1.json" -o "$work/nopng" >"$work/n
 grep -qx "no PNG: rsvg-convert is not on PATH (Debian package librsvg2-bin); SVG only" "$work/nopng.log" || fail "no note without rsvg-convert"
 ! ls "$work"/nopng/*.png 2>/dev/null || fail "PNGs written without rsvg-convert"
 for c in $charts; do cmp -s "$work/p1/$c.svg" "$work/nopng/$c.svg" || fail "plot and --plot differ for $c.svg"; done
+# Charts of an earlier result that this one leaves out are removed: a one-point result into p1.
+"$rentsim" run scenarios/gpt3-175b-a100-1024.json --out "$work/one.json" >/dev/null
+"$rentsim" plot "$work/one.json" -o "$work/p1" >"$work/one.log"
+[ "$(cd "$work/p1" && ls)" = "$(printf 'memory-by-part.png\nmemory-by-part.svg')" ] ||
+  [ "$(cd "$work/p1" && ls)" = "memory-by-part.svg" ] || fail "stale charts left: $(ls "$work/p1")"
+grep -qx "cost-vs-time: left out: needs two finished points" "$work/one.log" || fail "no note for cost-vs-time: $(cat "$work/one.log")"
 
 # The HTML report: written, parsed by python3's HTML parser with every tag closed that opened.
 "$rentsim" report "$work/r1.json" -o "$work/report.html" >"$work/report.log"
