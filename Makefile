@@ -7,6 +7,9 @@
 PACKAGES := cmake ninja-build g++ python3 libboost-graph-dev libeigen3-dev libfmt-dev \
             nlohmann-json3-dev doctest-dev libcli11-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
             libprotobuf-dev protobuf-compiler zlib1g-dev
+# Plots, the HTML report and the notebooks: rsvg-convert makes the PNGs, the report's test opens
+# it in headless Chromium and reads the screenshot with PIL, the notebooks' test runs them.
+PACKAGES += librsvg2-bin chromium python3-pil python3-pandas python3-matplotlib jupyter-nbconvert python3-ipykernel
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 BENCH_REPETITIONS ?= 3

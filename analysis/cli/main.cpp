@@ -32,6 +32,7 @@
 #include "analysis/cli/check_command.hpp"
 #include "analysis/cli/merge_command.hpp"
 #include "analysis/cli/replay_command.hpp"
+#include "analysis/cli/plot_commands.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/report/progress.hpp"
 #include "analysis/report/report.hpp"
@@ -64,6 +65,7 @@ constexpr int kMaxJobs = 1024;
 
 struct RunOptions {
     std::string file, out, csv, markdown;
+    std::string plot;        // folder for the charts (--plot); empty: none
     int jobs = 0;            // 0: all cores
     int replications = 0;
     std::int64_t seed = -1;  // -1: the scenario's
@@ -292,6 +294,8 @@ int run_command(const RunOptions& o) {
                                  outputs.empty() ? "" : " and the outputs are written");
         return 128 + sig;
     }
+    // Charts are files too: written before anything is printed; what was written goes to stderr.
+    if (!o.plot.empty()) cli::plot_results(analysis::results_to_json(results), o.file, o.plot, std::cerr);
     const std::string timeline_line =
         o.timeline.empty() ? std::string()
                            : cli::write_run_timeline(set, results, o.timeline, static_cast<std::size_t>(o.timeline_max_spans));
@@ -541,6 +545,7 @@ int main(int argc, char** argv) {
         cmd->add_option("--out", o.out, "write results as JSON");
         cmd->add_option("--csv", o.csv, "write results as CSV");
         cmd->add_option("--markdown", o.markdown, "write the comparison table as Markdown (for a pull-request comment)");
+        cmd->add_option("--plot", o.plot, "write the charts (SVG, and PNG with rsvg-convert) into this folder");
         cmd->add_option("-j,--jobs", o.jobs, "threads for sweep points (default: all cores)");
         cmd->add_option("--replications", o.replications, "independent replications of the run's random events");
         cmd->add_option("--seed", o.seed, "seed of the replications (default: the scenario's)");
@@ -621,6 +626,10 @@ int main(int argc, char** argv) {
     auto* merge_cmd = cli::add_merge_command(app, mrg);
     cli::ReplayOptions replay_opts;
     auto* replay_cmd = cli::add_replay_command(app, replay_opts);
+    cli::PlotOptions plot;
+    auto* plot_cmd = cli::add_plot_command(app, plot);
+    cli::ReportOptions report;
+    auto* report_cmd = cli::add_report_command(app, report);
 
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
@@ -653,6 +662,8 @@ int main(int argc, char** argv) {
         else if (*check_cmd) status = cli::check_command(chk);
         else if (*merge_cmd) status = cli::merge_command(mrg);
         else if (*replay_cmd) status = cli::replay_command(replay_opts);
+        else if (*plot_cmd) status = cli::plot_command(plot, std::cout);
+        else if (*report_cmd) status = cli::report_command(report, std::cout);
         return finish_stdout(status);
     } catch (const analysis::BudgetError& e) {
         // Work beyond the simulator's budgets, refused before it ran.
