@@ -27,6 +27,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/cli/capacity_commands.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/report/report.hpp"
 #include "analysis/run/run.hpp"
@@ -556,6 +557,9 @@ int main(int argc, char** argv) {
     be_cmd->add_option("--ops-usd-per-year", be.ops_usd_per_year,
                        "self-owned: operations per instance and year, USD (>= 0)");
 
+    cli::CapacityOptions capacity;  // `cluster` and `plan`
+    cli::add_capacity_commands(app, capacity);
+
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
     auto* list_cmd = app.add_subcommand("list", "list registry names: " + topics);
@@ -584,6 +588,7 @@ int main(int argc, char** argv) {
         else if (*fabric_cmd) status = fabric_command(fabric_file, fabric_out);
         else if (*val_cmd) status = validate_command(val);
         else if (*be_cmd) status = breakeven_command(be);
+        else if (capacity.selected()) status = cli::run_capacity_command(capacity);
         return finish_stdout(status);
     } catch (const analysis::BudgetError& e) {
         // Work beyond the simulator's budgets, refused before it ran.
