@@ -43,8 +43,7 @@ double Slo::value(const ClusterResult& r) const {
 }
 
 bool Slo::met(const ClusterResult& r) const {
-    // Unfinished work is never a met service level.
-    if (r.unschedulable > 0 || r.gave_up > 0 || r.finished == 0) return false;
+    if (r.finished == 0) return false;
     const double v = value(r);
     return strict ? v < limit : v <= limit;
 }
@@ -75,9 +74,14 @@ Slo parse_slo(const std::string& text) {
 
 namespace {
 
+// The first reserved pool (the base), or the first scaled pool, on-demand before spot (the burst).
 int first_of(const ClusterConfig& c, bool reserved) {
     for (std::size_t i = 0; i < c.pools.size(); ++i)
-        if (reserved ? c.pools[i].kind == PoolKind::reserved : c.pools[i].scalable()) return static_cast<int>(i);
+        if (reserved ? c.pools[i].kind == PoolKind::reserved : c.pools[i].scalable() && c.pools[i].kind == PoolKind::on_demand)
+            return static_cast<int>(i);
+    if (!reserved)
+        for (std::size_t i = 0; i < c.pools.size(); ++i)
+            if (c.pools[i].scalable()) return static_cast<int>(i);
     return -1;
 }
 
@@ -135,10 +139,13 @@ std::vector<Candidate> plan_candidates(const PoolsFile& f) {
                         else pools[static_cast<std::size_t>(ri)].nodes = pools[static_cast<std::size_t>(ri)].max_nodes = b;
                     }
                     if (c.config.pools.empty()) continue;
+                    // The label names what varies.
                     std::string label;
-                    if (b >= 0) label += fmt::format("base {}", b);
-                    if (m >= 0) label += fmt::format("{}burst <= {}", label.empty() ? "" : ", ", std::max(m, base.pools[static_cast<std::size_t>(si)].nodes));
-                    if (w >= 0) label += fmt::format("{}wait {:g} s", label.empty() ? "" : ", ", w);
+                    if (b >= 0 && bases.size() > 1) label += fmt::format("{} {}", base.pools[static_cast<std::size_t>(ri)].name, b);
+                    if (m >= 0 && maxes.size() > 1)
+                        label += fmt::format("{}{} <= {}", label.empty() ? "" : ", ", base.pools[static_cast<std::size_t>(si)].name,
+                                             std::max(m, base.pools[static_cast<std::size_t>(si)].nodes));
+                    if (w >= 0 && waits.size() > 1) label += fmt::format("{}wait {:g} s", label.empty() ? "" : ", ", w);
                     if (instances.size() > 1) label += fmt::format("{}{}", label.empty() ? "" : ", ", c.instance);
                     c.label = label.empty() ? "as written" : label;
                     out.push_back(std::move(c));
@@ -149,13 +156,19 @@ std::vector<Candidate> plan_candidates(const PoolsFile& f) {
 PlanResult search_plans(const PoolsFile& f, const Slo& slo, const ReaderFactory& open) {
     PlanResult r;
     r.candidates = plan_candidates(f);
+    std::int64_t fewest_refused = INT64_MAX;
     for (Candidate& c : r.candidates) {
         auto reader = open();
         c.result = simulate_cluster(c.config, *reader);
         c.result.utilization.clear();
         c.value = slo.value(c.result);
-        c.meets = slo.met(c.result);
+        fewest_refused = std::min(fewest_refused, c.result.unschedulable + c.result.gave_up);
     }
+    // A plan that refuses or gives up jobs another plan runs is not comparable on waits: it
+    // meets the service level only if it runs as many jobs as the best (a job no pool of any
+    // plan can hold is refused by all of them and counts against none).
+    for (Candidate& c : r.candidates)
+        c.meets = slo.met(c.result) && c.result.unschedulable + c.result.gave_up == fewest_refused;
     std::stable_sort(r.candidates.begin(), r.candidates.end(), [](const Candidate& a, const Candidate& b) {
         if (a.result.cost_usd != b.result.cost_usd) return a.result.cost_usd < b.result.cost_usd;
         return a.value < b.value;
@@ -163,7 +176,7 @@ PlanResult search_plans(const PoolsFile& f, const Slo& slo, const ReaderFactory&
     double best = INFINITY;
     for (std::size_t i = 0; i < r.candidates.size(); ++i) {
         Candidate& c = r.candidates[i];
-        const bool complete = c.result.unschedulable == 0 && c.result.gave_up == 0;
+        const bool complete = c.result.unschedulable + c.result.gave_up == fewest_refused;
         if (complete && c.value < best) {
             c.frontier = true;
             best = c.value;
@@ -187,17 +200,25 @@ PlanResult search_plans(const PoolsFile& f, const Slo& slo, const ReaderFactory&
     if (r.chosen == 0) {
         r.explanation += "; no plan searched is cheaper";
     } else {
-        // The cheaper plan that came closest.
+        // The cheaper plan that came closest (a tie on the metric: the one refusing fewer jobs).
         const Candidate* near = nullptr;
         for (int i = 0; i < r.chosen; ++i) {
             const auto& x = r.candidates[static_cast<std::size_t>(i)];
             if (!near || x.value < near->value) near = &x;
         }
-        r.explanation += fmt::format("; every cheaper plan misses it: the closest, {} (${:.2f}), has {} = {:.0f} s",
-                                     near->label, near->result.cost_usd, metric, near->value);
-        if (near->result.unschedulable > 0)
-            r.explanation += fmt::format(" and {} unschedulable jobs", near->result.unschedulable);
+        const std::int64_t refused = near->result.unschedulable + near->result.gave_up;
+        r.explanation += fmt::format("; every cheaper plan misses it: the closest, {} (${:.2f}), has {} = {:.0f} s{}",
+                                     near->label, near->result.cost_usd, metric, near->value,
+                                     near->value <= slo.limit ? fmt::format(" but refuses or gives up {} jobs", refused) : "");
     }
+    // What more money buys: the next plan of the frontier.
+    for (std::size_t i = static_cast<std::size_t>(r.chosen) + 1; i < r.candidates.size(); ++i)
+        if (r.candidates[i].frontier) {
+            const Candidate& x = r.candidates[i];
+            r.explanation += fmt::format("; for ${:.2f} more, {} brings it to {:.0f} s", x.result.cost_usd - c.result.cost_usd,
+                                         x.label, x.value);
+            break;
+        }
     return r;
 }
 
@@ -205,12 +226,14 @@ std::string format_plan(const PoolsFile& f, const Slo& slo, const PlanResult& r)
     const std::string metric = slo.text.substr(0, slo.text.find('<'));
     std::string out = fmt::format("{}: {} plans for {}, by cost (* chosen, f on the cost/service frontier)\n",
                                   f.name.empty() ? f.file : f.name, r.candidates.size(), slo.text);
-    out += fmt::format("    {:<44} {:>12} {:>12} {:>10} {:>8} {:>13}\n", "plan", "cost", metric, "util", "unsched",
+    std::size_t width = 4;
+    for (const auto& c : r.candidates) width = std::max(width, c.label.size());
+    out += fmt::format("    {:<{}} {:>12} {:>12} {:>10} {:>8} {:>14}\n", "plan", width, "cost", metric, "util", "unsched",
                        "$/useful GPU-h");
     for (std::size_t i = 0; i < r.candidates.size(); ++i) {
         const Candidate& c = r.candidates[i];
         const std::string mark = std::string(static_cast<int>(i) == r.chosen ? "*" : " ") + (c.frontier ? "f" : " ");
-        out += fmt::format("  {} {:<44} {:>12} {:>12} {:>9.1f}% {:>8} {:>13.3f}{}\n", mark, c.label,
+        out += fmt::format("  {} {:<{}} {:>12} {:>12} {:>9.1f}% {:>8} {:>14.3f}{}\n", mark, c.label, width,
                            fmt::format("${:.2f}", c.result.cost_usd), fmt::format("{:.0f} s", c.value),
                            c.result.gpu_utilization * 100, c.result.unschedulable, c.result.cost_per_useful_gpu_hour,
                            c.meets ? "" : "  misses");

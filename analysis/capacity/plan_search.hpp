@@ -26,6 +26,7 @@ struct Slo {
     double limit = 0;
 
     double value(const ClusterResult& r) const;
+    // The limit holds over the finished jobs (a run that finished none meets nothing).
     bool met(const ClusterResult& r) const;
 };
 
@@ -43,7 +44,7 @@ struct Candidate {
     ClusterConfig config;
     ClusterResult result;     // without its utilisation rows
     double value = 0;         // the service level's metric
-    bool meets = false;
+    bool meets = false;       // the limit holds, refusing no more jobs than the best candidate
     bool frontier = false;    // better service than every cheaper candidate
 };
 

@@ -124,7 +124,7 @@ std::string cluster_json(const std::string& name, const ClusterConfig& config, c
 std::string utilization_csv(const ClusterResult& r) {
     std::string out = "time_s,held_gpus,busy_gpus,utilization\n";
     for (const auto& row : r.utilization)
-        out += fmt::format("{},{:.4f},{:.4f},{:.4f}\n", row.start_s, row.held_gpus, row.busy_gpus,
+        out += fmt::format("{:.0f},{:.4f},{:.4f},{:.4f}\n", row.start_s, row.held_gpus, row.busy_gpus,
                            row.held_gpus > 0 ? row.busy_gpus / row.held_gpus : 0.0);
     return out;
 }

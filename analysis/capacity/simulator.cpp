@@ -28,7 +28,6 @@ std::optional<jobs::Job> VectorJobReader::next() {
 namespace {
 
 using sim::Time;
-constexpr std::uint32_t no_job = UINT32_MAX;
 
 // Event kinds, for the engine's fingerprint.
 enum EventKind : std::uint32_t { ev_arrival = 1, ev_end, ev_ready, ev_release, ev_preempt, ev_trace, ev_wake };
@@ -115,8 +114,6 @@ public:
             if (x.kind != y.kind) return rank(x.kind) < rank(y.kind);
             return x.usd_per_gpu_second() < y.usd_per_gpu_second();
         });
-        if (!c.trace_gpu.empty())
-            if (const auto* g = compute::lookup_gpu(c.trace_gpu)) trace_peak_ = compute::peak(*g, compute::Precision::fp16).value;
     }
 
     ClusterResult run() {
@@ -467,7 +464,7 @@ private:
         const auto k = static_cast<std::size_t>(gang ? (g + p.gpn - 1) / p.gpn : 1);
         std::unordered_map<int, int> free;  // nodes whose free GPUs change by the estimates
         std::size_t whole = p.by_free[static_cast<std::size_t>(p.gpn)].size();
-        const auto fits_now = [&](int idx, int f) { return gang ? whole >= k : f >= g; (void)idx; };
+        const auto fits_now = [&](int f) { return gang ? whole >= k : f >= g; };
         auto run = p.running.begin();
         auto prov = p.provisioning.begin();
         const Time now = engine_.now();
@@ -483,14 +480,14 @@ private:
                     (void)fresh;
                     f->second += r.per_node;
                     if (f->second == p.gpn) ++whole;
-                    if (fits_now(idx, f->second)) return t;
+                    if (fits_now(f->second)) return t;
                 }
                 ++run;
             } else {
                 t = prov->first;
                 ++whole;
                 free[prov->second] = p.gpn;
-                if (fits_now(prov->second, p.gpn)) return t;
+                if (fits_now(p.gpn)) return t;
                 ++prov;
             }
         }
@@ -902,7 +899,6 @@ private:
     std::unordered_map<std::string, std::pair<double, std::int64_t>> users_;
     double done_sum_ = 0;
     std::int64_t done_count_ = 0;
-    double trace_peak_ = 0;
     bool has_scalable_ = false, reader_done_ = false, stopped_ = false;
     std::uint64_t next_order_ = 0;
     std::int64_t in_flight_ = 0;
