@@ -60,12 +60,13 @@ fuzz: deps
 # spread); after its table run_bench prints the ratios measured in the same run.
 bench: deps
 	cmake --preset ci -G Ninja
-	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench
+	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench capacity_bench
 	./build/ci/tests/bench/engine_bench
 	./build/ci/tests/bench/run_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 	# One process per size: peak memory is the process's maximum resident set.
 	for g in 64 128 1024 8192; do ./build/ci/tests/bench/flow_bench --benchmark_filter="BM_flow_all_reduce/$$g/"; done
 	./build/ci/tests/bench/flow_bench --benchmark_filter=analytic
+	for n in 100000 1000000; do ./build/ci/tests/bench/capacity_bench --benchmark_filter="BM_replay/$$n/"; done
 
 clean:
 	rm -rf build

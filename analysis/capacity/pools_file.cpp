@@ -33,7 +33,7 @@ constexpr analysis::NumberRange pools_ranges[] = {
     {"autoscaler.idle_timeout_s", 0, 31536000, "s"},
     {"preemption.checkpoint_interval_s", 1, 31536000, "s"},
     {"preemption.restart_s", 0, 86400, "s"},
-    {"utilization_interval_s", 1, 31536000, "s"},
+    {"utilization_interval_s", 60, 31536000, "s"},
     {"seed", 0, 9007199254740992.0, ""},
     {"search.base_nodes", 0, 100000, "nodes"},
     {"search.max_nodes", 0, 100000, "nodes"},
@@ -142,6 +142,8 @@ Pool parse_pool(const Value& v) {
 }
 
 }  // namespace
+
+std::span<const analysis::NumberRange> pools_number_ranges() { return pools_ranges; }
 
 Pool with_instance(const Pool& pool, const std::string& instance) {
     Pool p = pool;

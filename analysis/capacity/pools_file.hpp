@@ -4,10 +4,12 @@
 // impossible pools are InputErrors naming the file and the JSON pointer.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "analysis/capacity/config.hpp"
+#include "analysis/scenario/ranges.hpp"
 
 namespace rentsim::capacity {
 
@@ -25,6 +27,9 @@ struct PoolsFile {
     ClusterConfig config;
     SearchSpec search;
 };
+
+// The accepted range of every number in a pools file (README, "Capacity planning from job traces").
+std::span<const analysis::NumberRange> pools_number_ranges();
 
 PoolsFile parse_pools(const std::string& text, const std::string& file);
 PoolsFile load_pools(const std::string& path);

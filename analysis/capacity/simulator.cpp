@@ -133,6 +133,8 @@ public:
         }
         read_next();
         if (pending_.has_value()) engine_.run();
+        // Without a scaled pool nothing wakes a stuck queue: the events run out instead.
+        if (!stopped_ && stuck()) abandon_queue();
         return finish();
     }
 
@@ -617,8 +619,10 @@ private:
         const std::vector<std::uint32_t> victims = n.jobs;
         for (std::uint32_t s : victims) interrupt(s);
         end_lease(pi, idx);
+        // The pool's floor is kept: a reclaimed node below it is replaced (after its start-up).
+        while (p.alive < p.spec->nodes) provision(pi);
         for (std::uint32_t s : victims) {
-            if (jobs_[s].preemptions > max_preemptions_per_job) give_up(s);
+            if (jobs_[s].preemptions > max_preemptions_per_job) give_up(s, "preempted too often");
             else enqueue(s);
         }
         // The victims' other nodes are free now.
@@ -650,7 +654,7 @@ private:
         for (int idx : nodes) idle_check(pi, idx);
     }
 
-    void give_up(std::uint32_t s) {
+    void give_up(std::uint32_t s, std::string_view reason) {
         ActiveJob& a = jobs_[s];
         ++result_.gave_up;
         waiting_.erase({a.q.submit_s, a.q.order});
@@ -658,11 +662,15 @@ private:
             JobRecord r;
             r.job = &a.job;
             r.status = "gave up";
-            r.reason = "preempted too often";
-            r.start_s = sim::to_seconds(a.first_start);
-            r.wait_s = sim::to_seconds(a.first_start - a.submit);
-            r.pool = pools_[static_cast<std::size_t>(a.pool)].spec->name;
-            r.gpu = pools_[static_cast<std::size_t>(a.pool)].spec->gpu;
+            r.reason = reason;
+            if (a.first_start >= 0) {
+                r.start_s = sim::to_seconds(a.first_start);
+                r.wait_s = sim::to_seconds(a.first_start - a.submit);
+            }
+            if (a.pool >= 0) {
+                r.pool = pools_[static_cast<std::size_t>(a.pool)].spec->name;
+                r.gpu = pools_[static_cast<std::size_t>(a.pool)].spec->gpu;
+            }
             r.preemptions = a.preemptions;
             r.cost_usd = a.cost;
             sink_(r);
@@ -701,6 +709,7 @@ private:
         for (std::size_t i = 0; i < p.nodes.size(); ++i)
             if (p.nodes[i].state == NodeState::ready && rng.uniform() < prob) hit.push_back(static_cast<int>(i));
         for (int idx : hit) preempt(pi, idx);
+        if (stuck()) abandon_queue();
         if (!stopped_) schedule_trace(pi);
     }
 
@@ -785,10 +794,31 @@ private:
         }
         for (std::size_t i = 0; i < pools_.size(); ++i)
             for (int n = 0; n < add[i]; ++n) provision(static_cast<int>(i));
+        if (stuck()) {
+            abandon_queue();
+            return;
+        }
         arm_wake(next_scan_);
     }
 
     // ---- the end -------------------------------------------------------------------------
+    // Nothing runs, nothing is on its way and no job is left to arrive: the queued jobs can
+    // never start (a spot-only job whose nodes were all reclaimed, say). Gives them up.
+    bool stuck() const {
+        if (!reader_done_ || busy_ > 0 || queue_.empty()) return false;
+        for (const auto& p : pools_)
+            if (!p.provisioning.empty()) return false;
+        return true;
+    }
+
+    void abandon_queue() {
+        std::vector<std::uint32_t> slots;
+        for (const QueueKey& k : queue_) slots.push_back(k.slot);
+        queue_.clear();
+        for (std::uint32_t s : slots) give_up(s, "no pool can start it: nothing runs and no node is coming");
+        maybe_stop();
+    }
+
     void maybe_stop() {
         if (reader_done_ && in_flight_ == 0 && !stopped_) {
             stopped_ = true;

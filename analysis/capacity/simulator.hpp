@@ -60,7 +60,8 @@ struct ClusterResult {
     std::int64_t jobs = 0;           // jobs read (finished + refused + given up)
     std::int64_t finished = 0;
     std::int64_t unschedulable = 0;
-    std::int64_t gave_up = 0;        // preempted more than max_preemptions_per_job times
+    std::int64_t gave_up = 0;        // preempted more than max_preemptions_per_job times, or left
+                                     // queued with nothing running and no node coming
     std::vector<std::string> unschedulable_examples;  // "id: reason", the first ones
     Summary wait_s, jct_s;           // over finished jobs
     double makespan_s = 0;           // last finish

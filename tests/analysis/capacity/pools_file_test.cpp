@@ -6,6 +6,7 @@
 #include "analysis/capacity/pools_file.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "models/pricing/catalog.hpp"
+#include "tests/readme_section.hpp"
 
 using namespace rentsim;
 
@@ -72,4 +73,9 @@ TEST_CASE("pools file errors name the pointer and what was expected") {
     CHECK(error_of(R"({"schema": 2, "pools": []})") == "p.json: /schema: unsupported schema 2; this rentsim reads schema 1");
     CHECK(error_of(head + R"({"name": "b", "provider": "aws", "instance": "p4d.24xlarge", "plan": "on-demand", "max_nodes": 200000}]})") ==
           "p.json: /pools/0/max_nodes: expected at most 100000 nodes, got 200000");
+}
+
+TEST_CASE("README's pools-file ranges are the loader's table") {
+    test::check_readme_section("pools-ranges", analysis::ranges_markdown(capacity::pools_number_ranges()),
+                               "build/ci/tests/analysis/capacity/capacity_tests --test-case=\"README*\"");
 }

@@ -234,20 +234,30 @@ TEST_CASE("the autoscaler waits for the queue threshold and pays the start-up de
     CHECK(r.result.pools[1].billed_node_hours == doctest::Approx((2500.0 - 600.0) / 3600));
 }
 
-TEST_CASE("a spot reclaim loses the work since the last checkpoint and pays the restart") {
-    // A spot node reclaimed at 2000 s by a recorded trace (one node alive, so it is certain). The
-    // job checkpointed at 1800 s: 1800 s of work remain; restarted at once on a new node (no
-    // start-up) after 600 s of restart: it finishes at 2000 + 600 + 1800 = 4400 s.
-    ClusterConfig c;
-    c.scheduler = "fifo";
-    Pool p = pool("spot", PoolKind::spot, 0, 1, 4.0);
+namespace {
+
+// A spot pool whose node is reclaimed at 2000 s (a recorded trace with one node alive, so that
+// the reclaim is certain), then not again for 100,000 s.
+Pool reclaimed_at_2000(int nodes, int max_nodes) {
+    Pool p = pool("spot", PoolKind::spot, nodes, max_nodes, 4.0);
     auto trace = std::make_shared<price::SpotTrace>();
     trace->name = "test";
     trace->events = {{units::seconds(0), true, "n", 0}, {units::seconds(2000), false, "n", 1},
                      {units::seconds(100000), true, "n", 0}};
     trace->span = units::seconds(100000);
     p.spot_trace = trace;
-    c.pools = {p};
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("a spot reclaim loses the work since the last checkpoint and pays the restart") {
+    // A spot node reclaimed at 2000 s by a recorded trace (one node alive, so it is certain). The
+    // job checkpointed at 1800 s: 1800 s of work remain; restarted at once on a new node (no
+    // start-up) after 600 s of restart: it finishes at 2000 + 600 + 1800 = 4400 s.
+    ClusterConfig c;
+    c.scheduler = "fifo";
+    c.pools = {reclaimed_at_2000(0, 1)};
     c.autoscaler.queue_wait_s = 0;
     c.checkpoint_interval_s = 1800;
     c.restart_s = 600;
@@ -263,6 +273,20 @@ TEST_CASE("a spot reclaim loses the work since the last checkpoint and pays the 
     CHECK(j.cost_usd == doctest::Approx(4.0 * 4400 / 3600));
     // Billed: 0-2000 s, and 2000 s to the release 600 s after the finish.
     CHECK(r.result.cost_usd == doctest::Approx(4.0 * (2000 + 3000) / 3600.0));
+}
+
+TEST_CASE("a reclaimed node of a fixed spot pool is replaced, so its jobs still finish") {
+    // One spot node held throughout (no autoscaler): the replacement is requested at 2000 s and
+    // ready at once (no start-up), and the job ends at 2000 + 600 + 1800 s as above.
+    ClusterConfig c;
+    c.scheduler = "fifo";
+    c.pools = {reclaimed_at_2000(1, 1)};
+    c.checkpoint_interval_s = 1800;
+    c.restart_s = 600;
+    const Run r = replay(c, {job(0, 8, 3600, "u", true)});
+    CHECK(r.jobs.at("j0-8-3600").end_s == doctest::Approx(4400));
+    CHECK(r.result.pools[0].leases == 2);
+    CHECK(r.result.gave_up == 0);
 }
 
 TEST_CASE("a job that is not spot_ok never runs on spot") {
