@@ -100,7 +100,10 @@ struct ClusterConfig {
     // rescaled on a pool of another GPU by the ratio of dense 16-bit tensor peaks. Empty: kept.
     std::string trace_gpu;
     std::map<std::string, std::string> gpu_type_map;  // recorded label -> GPU catalog name
-    bool gpu_type_strict = false;  // a job with a recorded type runs only on pools of that GPU
+    // A job with a recorded GPU type runs only on pools of that GPU, or of a GPU its label is
+    // allowed (rescaled); not strict: on any pool.
+    bool gpu_type_strict = true;
+    std::map<std::string, std::vector<std::string>> gpu_type_allow;  // recorded label -> GPU names
     double checkpoint_interval_s = default_checkpoint_interval_s;
     double restart_s = default_restart_s;
     double utilization_interval_s = default_utilization_interval_s;

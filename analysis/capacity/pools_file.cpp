@@ -213,8 +213,18 @@ PoolsFile parse_pools(const std::string& text, const std::string& file) {
         c.trace_gpu = x->as_string();
     }
     if (auto x = o.get("gpu_types")) {
-        Object g(*x, {"strict", "map"});
+        Object g(*x, {"strict", "map", "allow"});
         if (auto y = g.get("strict")) c.gpu_type_strict = y->as_bool();
+        if (auto y = g.get("allow")) {
+            if (!y->is_object()) y->fail("expected an object of recorded GPU labels to lists of GPU names, got " + y->json().dump());
+            for (const auto& [label, value] : y->json().items()) {
+                const Value list(value, y->pointer() + "/" + analysis::json_pointer_escape(label), src);
+                for (const Value& item : list.as_array()) {
+                    (void)item.as(gpus);
+                    c.gpu_type_allow[label].push_back(item.as_string());
+                }
+            }
+        }
         if (auto y = g.get("map")) {
             if (!y->is_object()) y->fail("expected an object of recorded GPU labels to GPU names, got " + y->json().dump());
             for (const auto& [label, value] : y->json().items()) {

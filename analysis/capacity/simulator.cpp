@@ -194,9 +194,16 @@ private:
         return it->second.empty() ? c_.trace_gpu : it->second;
     }
 
+    // The job may run on GPU `gpu` (its recorded type, an allowed one, or any when not strict).
+    bool gpu_allowed(const ActiveJob& a, const std::string& gpu) const {
+        if (!c_.gpu_type_strict || a.job.gpu_type.empty() || a.ref_gpu == gpu) return true;
+        const auto it = c_.gpu_type_allow.find(a.job.gpu_type);
+        return it != c_.gpu_type_allow.end() && std::find(it->second.begin(), it->second.end(), gpu) != it->second.end();
+    }
+
     bool allowed(const ActiveJob& a, const PoolState& p) const {
         if (p.spec->kind == PoolKind::spot && !a.job.spot_ok) return false;
-        if (c_.gpu_type_strict && !a.job.gpu_type.empty() && a.ref_gpu != p.spec->gpu) return false;
+        if (!gpu_allowed(a, p.spec->gpu)) return false;
         return a.job.gpus <= p.gpn || (a.job.gpus + p.gpn - 1) / p.gpn <= std::max(p.spec->max_nodes, p.spec->nodes);
     }
 
@@ -239,13 +246,14 @@ private:
         int most = 0;
         for (const auto& p : pools_) {
             if (p.spec->kind == PoolKind::spot && !a.job.spot_ok) continue;
-            if (c_.gpu_type_strict && !a.job.gpu_type.empty() && a.ref_gpu != p.spec->gpu) continue;
+            if (!gpu_allowed(a, p.spec->gpu)) continue;
             most = std::max(most, std::max(p.spec->max_nodes, p.spec->nodes) * p.gpn);
         }
         if (most == 0)
             return a.job.gpu_type.empty() || !c_.gpu_type_strict
                        ? "no pool it may use (spot only, and the job is not spot_ok)"
-                       : fmt::format("no pool of its GPU type {}", a.job.gpu_type);
+                       : fmt::format("no pool of its GPU type {} (allow others in gpu_types.allow, or set gpu_types.strict "
+                                     "false)", a.job.gpu_type);
         return fmt::format("{} GPUs asked, at most {} in a pool it may use", a.job.gpus, most);
     }
 

@@ -310,16 +310,24 @@ TEST_CASE("durations recorded on V100 run faster on A100 by the ratio of their 1
     CHECK(a100 == doctest::Approx(312e12));
     const Run r = replay(c, {job(0, 8, 2496)});
     CHECK(r.jobs.at("j0-8-2496").end_s == doctest::Approx(1000));
-    // A recorded GPU type wins over trace_gpu; strict matching refuses other GPUs.
-    jobs::Job t4 = job(0, 1, 100);
-    t4.gpu_type = "V100";
-    c.gpu_type_strict = true;
-    const Run strict = replay(c, {t4});
+    // A job with a recorded type runs only on its GPU (strict, the default) unless allowed
+    // another; then at that GPU's speed: 2496 s recorded on V100 (its label's first catalog
+    // part, v100-sxm2-16gb) take 1000 s on the A100.
+    jobs::Job v = job(0, 1, 2496);
+    v.gpu_type = "V100";
+    const Run strict = replay(c, {v});
     CHECK(strict.result.unschedulable == 1);
-    CHECK(strict.result.unschedulable_examples[0] == "j0-1-100: no pool of its GPU type V100");
+    CHECK(strict.result.unschedulable_examples[0] ==
+          "j0-1-2496: no pool of its GPU type V100 (allow others in gpu_types.allow, or set gpu_types.strict false)");
+    c.gpu_type_allow["V100"] = {"a100-sxm4-80gb"};
+    const Run allowed = replay(c, {v});
+    CHECK(allowed.jobs.at("j0-1-2496").end_s == doctest::Approx(1000));
+    c.gpu_type_allow.clear();
+    c.gpu_type_strict = false;
+    CHECK(replay(c, {v}).jobs.at("j0-1-2496").end_s == doctest::Approx(1000));
 }
 
-TEST_CASE("the same config and seed replay identically; another seed differs") {
+TEST_CASE("the same config and seed replay identically, and another seed differs") {
     ClusterConfig c;
     c.scheduler = "backfill";
     Pool s = pool("spot", PoolKind::spot, 0, 6, 4.0);
