@@ -189,6 +189,12 @@ PlanResult search_plans(const PoolsFile& f, const Slo& slo, const ReaderFactory&
         for (const auto& c : r.candidates)
             if (c.frontier) closest = &c;
         r.explanation = fmt::format("no plan of the {} searched meets {}", r.candidates.size(), slo.text);
+        bool any_finished = false;
+        for (const auto& c : r.candidates) any_finished = any_finished || c.result.finished > 0;
+        if (!any_finished) {
+            closest = nullptr;
+            r.explanation += ": no plan finished a job of the trace";
+        }
         if (closest)
             r.explanation += fmt::format("; the best, {}, reaches {} = {:.0f} s at ${:.2f}", closest->label, metric,
                                          closest->value, closest->result.cost_usd);
