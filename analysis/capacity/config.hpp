@@ -34,8 +34,12 @@ inline constexpr double default_idle_timeout_s = 600.0;
 // default of 10 s (same FAQ).
 inline constexpr double autoscaler_scan_s = 10.0;
 // EASY backfill tries at most this many queued jobs behind a blocked head per pass: Slurm's
-// `bf_max_job_test` default of 500 (slurm.conf manual, SchedulerParameters, read 2026-12-01).
-inline constexpr int backfill_max_jobs = 500;
+// `bf_max_job_test` default of 100 (slurm.conf manual, SchedulerParameters: "Default: 100",
+// read 2026-12-01).
+inline constexpr int backfill_max_jobs = 100;
+// The autoscaler sizes its request for at most this many waiting jobs per scan (the cluster
+// autoscaler looks at every pending pod): a bound on the work of one scan, not a calibration.
+inline constexpr int autoscaler_max_jobs = 1000;
 // Width of one row of the GPU utilisation time series, unless the pools file says otherwise.
 inline constexpr double default_utilization_interval_s = 3600.0;
 

@@ -761,7 +761,7 @@ private:
         }
         int scanned = 0;
         for (const QueueKey& key : queue_) {
-            if (++scanned > backfill_max_jobs) break;
+            if (++scanned > autoscaler_max_jobs) break;
             const ActiveJob& a = jobs_[key.slot];
             if (!by_length && now - a.submit < wait_threshold_) continue;
             const int g = a.job.gpus;
