@@ -64,7 +64,7 @@ fuzz: deps
 # spread); after its table run_bench prints the ratios measured in the same run.
 bench: deps
 	cmake --preset ci -G Ninja
-	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench timeline_bench jobs_bench trace_bench
+	cmake --build --preset ci -j $(JOBS) --target engine_bench run_bench flow_bench timeline_bench jobs_bench trace_bench capacity_bench
 	./build/ci/tests/bench/engine_bench
 	./build/ci/tests/bench/run_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 	# One process per size: peak memory is the process's maximum resident set.
@@ -75,6 +75,7 @@ bench: deps
 	./build/ci/tests/bench/timeline_bench
 	# Importing recorded op-level traces (Kineto).
 	./build/ci/tests/bench/trace_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
+	for n in 100000 1000000; do ./build/ci/tests/bench/capacity_bench --benchmark_filter="BM_replay/$$n/"; done
 
 clean:
 	rm -rf build

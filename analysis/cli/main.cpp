@@ -33,6 +33,7 @@
 #include "analysis/cli/merge_command.hpp"
 #include "analysis/cli/replay_command.hpp"
 #include "analysis/cli/plot_commands.hpp"
+#include "analysis/cli/capacity_commands.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/report/progress.hpp"
 #include "analysis/report/report.hpp"
@@ -630,6 +631,8 @@ int main(int argc, char** argv) {
     auto* plot_cmd = cli::add_plot_command(app, plot);
     cli::ReportOptions report;
     auto* report_cmd = cli::add_report_command(app, report);
+    cli::CapacityOptions capacity;  // `cluster` and `plan`
+    cli::add_capacity_commands(app, capacity);
 
     std::string topic;
     const std::string topics = joined_names(list_registry().names());
@@ -664,6 +667,7 @@ int main(int argc, char** argv) {
         else if (*replay_cmd) status = cli::replay_command(replay_opts);
         else if (*plot_cmd) status = cli::plot_command(plot, std::cout);
         else if (*report_cmd) status = cli::report_command(report, std::cout);
+        else if (capacity.selected()) status = cli::run_capacity_command(capacity);
         return finish_stdout(status);
     } catch (const analysis::BudgetError& e) {
         // Work beyond the simulator's budgets, refused before it ran.

@@ -13,7 +13,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="${RENTSIM_FUZZ_BUILD:-$root/build/fuzz}"
-all=(fuzz_scenario fuzz_catalog fuzz_spot_trace fuzz_measurements fuzz_calibration fuzz_size fuzz_kineto fuzz_chakra fuzz_jobs fuzz_results fuzz_result_file)
+all=(fuzz_scenario fuzz_catalog fuzz_spot_trace fuzz_measurements fuzz_calibration fuzz_size fuzz_kineto fuzz_chakra fuzz_jobs fuzz_results fuzz_result_file fuzz_pools)
 
 if [[ $# -lt 1 || ! "$1" =~ ^[0-9]+$ ]]; then
   echo "usage: $0 SECONDS [TARGET...]; targets: ${all[*]}" >&2
@@ -36,7 +36,7 @@ max_len() {
 }
 dict() {
   case "$1" in
-    fuzz_scenario | fuzz_calibration | fuzz_kineto | fuzz_result_file) echo "-dict=$here/json.dict" ;;
+    fuzz_scenario | fuzz_calibration | fuzz_kineto | fuzz_result_file | fuzz_pools) echo "-dict=$here/json.dict" ;;
   esac
 }
 

@@ -1,0 +1,117 @@
+// A rented cluster to replay a job trace on: pools of instances from the price catalog, the
+// scheduler, the autoscaler and the assumptions about durations and preemptions. Plain values,
+// resolved by the pools-file loader (pools_file.hpp) or built by tests; times in seconds,
+// money in USD.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/pricing/spot_trace.hpp"
+
+namespace rentsim::capacity {
+
+// Start-up of an on-demand or spot node, from the request to its first job: "spinning up a VM in
+// EC2 ... can average 5-10 minutes" (highscalability.com, "Are long VM instance spin-up times in
+// the cloud costing you money?", 2011-03-17); the low end, as GPU images are preloaded. Per pool:
+// `startup_s`.
+inline constexpr double default_startup_s = 300.0;
+// A preempted job's restart before it computes again (a new node's container, NCCL set-up, the
+// checkpoint load): "spot interruptions ... averaging 10-15 minutes of recovery time" (Spheron,
+// "Spot GPU Training Resilience", 2026-05-15); the low end. Pools file: `preemption.restart_s`.
+inline constexpr double default_restart_s = 600.0;
+// How often a job checkpoints: an assumption (traces do not record it), stated in the output.
+// Pools file: `preemption.checkpoint_interval_s`.
+inline constexpr double default_checkpoint_interval_s = 1800.0;
+// How long an autoscaled node stays idle before it is released: the Kubernetes cluster
+// autoscaler's `--scale-down-unneeded-time` default of 10 minutes (kubernetes/autoscaler FAQ,
+// read 2026-12-01). With hourly billing the billing-aware release overrides it (Autoscaler).
+inline constexpr double default_idle_timeout_s = 600.0;
+// How often the autoscaler looks at the queue at most: the cluster autoscaler's `--scan-interval`
+// default of 10 s (same FAQ).
+inline constexpr double autoscaler_scan_s = 10.0;
+// EASY backfill tries at most this many queued jobs behind a blocked head per pass: Slurm's
+// `bf_max_job_test` default of 100 (slurm.conf manual, SchedulerParameters: "Default: 100",
+// read 2026-12-01).
+inline constexpr int backfill_max_jobs = 100;
+// The autoscaler sizes its request for at most this many waiting jobs per scan (the cluster
+// autoscaler looks at every pending pod): a bound on the work of one scan, not a calibration.
+inline constexpr int autoscaler_max_jobs = 1000;
+// Width of one row of the GPU utilisation time series, unless the pools file says otherwise.
+inline constexpr double default_utilization_interval_s = 3600.0;
+
+enum class PoolKind : std::uint8_t {
+    reserved,   // reserved or committed: every node billed for the whole replay
+    on_demand,  // per use, after a start-up delay, by the provider's increments and minimum
+    spot,       // per use at the spot price; preempted
+};
+
+struct Pool {
+    std::string name;
+    std::string provider, instance, plan, region;  // the catalog row
+    std::string price_source;                      // the row's source and date
+    std::string gpu;                               // GPU catalog name; empty when not in it
+    int gpus_per_node = 8;
+    PoolKind kind = PoolKind::on_demand;
+    int nodes = 0;       // held from the start; a scaled pool never shrinks below it
+    int max_nodes = 0;   // >= nodes; a reserved pool has max_nodes == nodes
+    double usd_per_node_hour = 0;
+    double billing_increment_s = 1;
+    double minimum_billed_s = 60;
+    double startup_s = default_startup_s;
+    // Spot: each node is reclaimed after an exponential time of this mean, or as the trace's
+    // fleet loses nodes (each alive node with probability 1 / the trace's nodes alive).
+    double preempt_mean_h = 0;
+    std::shared_ptr<const price::SpotTrace> spot_trace;
+
+    bool scalable() const { return kind != PoolKind::reserved && max_nodes > nodes; }
+    double usd_per_gpu_second() const { return usd_per_node_hour / 3600.0 / gpus_per_node; }
+};
+
+enum class Release : std::uint8_t {
+    billing_aware,  // keep an idle node while it is paid for: release it at the end of the paid increment
+    timeout,        // release after idle_timeout_s, whatever the billing
+};
+
+// Adds nodes to on-demand and spot pools when a job has waited queue_wait_s, or queue_length
+// jobs wait; releases nodes idle for idle_timeout_s. Billing-aware release: when the billing
+// increment is longer than the idle timeout (hourly billing), an idle node is released at the end
+// of the increment already paid (one minute into a new hour would pay a whole hour for nothing);
+// with finer billing, after the timeout, but never before the minimum billed time is used.
+struct Autoscaler {
+    double queue_wait_s = 600.0;
+    int queue_length = 0;  // 0: only the wait triggers
+    double idle_timeout_s = default_idle_timeout_s;
+    Release release = Release::billing_aware;
+};
+
+// How the scheduler estimates a job's run time (SJF's order, backfill's reservations).
+enum class DurationEstimate : std::uint8_t {
+    user_mean,  // the mean recorded duration of the user's jobs finished so far; the trace's
+                // mean of finished jobs before the user's first
+    recorded,   // the recorded duration: an oracle, for comparison
+};
+
+struct ClusterConfig {
+    std::vector<Pool> pools;
+    std::string scheduler = "backfill";  // a name of policy_registry()
+    DurationEstimate estimate = DurationEstimate::user_mean;
+    Autoscaler autoscaler;
+    // Durations: recorded on `trace_gpu` (or the job's own recorded type, through gpu_type_map),
+    // rescaled on a pool of another GPU by the ratio of dense 16-bit tensor peaks. Empty: kept.
+    std::string trace_gpu;
+    std::map<std::string, std::string> gpu_type_map;  // recorded label -> GPU catalog name
+    // A job with a recorded GPU type runs only on pools of that GPU, or of a GPU its label is
+    // allowed (rescaled); not strict: on any pool.
+    bool gpu_type_strict = true;
+    std::map<std::string, std::vector<std::string>> gpu_type_allow;  // recorded label -> GPU names
+    double checkpoint_interval_s = default_checkpoint_interval_s;
+    double restart_s = default_restart_s;
+    double utilization_interval_s = default_utilization_interval_s;
+    std::uint64_t seed = 1;
+};
+
+}  // namespace rentsim::capacity
