@@ -248,11 +248,13 @@ std::string format_plan(const PoolsFile& f, const Slo& slo, const PlanResult& r)
     return out;
 }
 
-std::string plan_json(const PoolsFile& f, const Slo& slo, const PlanResult& r) {
+std::string plan_json(const PoolsFile& f, const Slo& slo, const PlanResult& r, const TraceRows& rows) {
     nlohmann::ordered_json doc;
     doc["schema"] = 1;
     doc["name"] = f.name;
     doc["slo"] = slo.text;
+    doc["skipped_rows"] = rows.skipped;
+    doc["not_run_rows"] = rows.not_run;
     doc["chosen"] = r.chosen < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.candidates[static_cast<std::size_t>(r.chosen)].label);
     doc["explanation"] = r.explanation;
     doc["plans"] = nlohmann::ordered_json::array();

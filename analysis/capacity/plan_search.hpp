@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/capacity/pools_file.hpp"
+#include "analysis/capacity/report.hpp"
 #include "analysis/capacity/simulator.hpp"
 #include "models/registry.hpp"
 
@@ -62,6 +63,7 @@ std::vector<Candidate> plan_candidates(const PoolsFile& f);
 PlanResult search_plans(const PoolsFile& f, const Slo& slo, const ReaderFactory& open);
 
 std::string format_plan(const PoolsFile& f, const Slo& slo, const PlanResult& r);
-std::string plan_json(const PoolsFile& f, const Slo& slo, const PlanResult& r);
+// {"schema": 1, "name", "slo", "skipped_rows", "not_run_rows", "chosen", "explanation", "plans": [...]}.
+std::string plan_json(const PoolsFile& f, const Slo& slo, const PlanResult& r, const TraceRows& rows);
 
 }  // namespace rentsim::capacity

@@ -42,6 +42,24 @@ std::string_view to_string(PoolKind kind) {
     return "?";
 }
 
+TraceRows trace_rows(const jobs::JobReader& reader) {
+    return {reader.skipped(), reader.not_run(), reader.bad_rows()};
+}
+
+std::string format_trace_rows(const TraceRows& rows) {
+    std::string out;
+    if (rows.skipped > 0) {
+        out += fmt::format("skipped {} bad rows of the trace\n", rows.skipped);
+        for (const auto& b : rows.bad) out += fmt::format("  line {}: {}\n", b.line, b.message);
+        if (rows.skipped > static_cast<std::int64_t>(rows.bad.size()))
+            out += fmt::format("  ... and {} more\n", rows.skipped - static_cast<std::int64_t>(rows.bad.size()));
+    }
+    if (rows.not_run > 0)
+        out += fmt::format("left out {} jobs of the trace that used no GPU time (no GPU, never started or ran 0 s)\n",
+                           rows.not_run);
+    return out;
+}
+
 std::string format_cluster(const std::string& name, const ClusterConfig& config, const ClusterResult& r) {
     std::string out = fmt::format("{}: {} jobs, {} finished, {} unschedulable{}; scheduler {}\n", name, r.jobs, r.finished,
                                   r.unschedulable, r.gave_up > 0 ? fmt::format(", {} given up", r.gave_up) : "",
@@ -71,7 +89,7 @@ std::string format_cluster(const std::string& name, const ClusterConfig& config,
 }
 
 std::string cluster_json(const std::string& name, const ClusterConfig& config, const ClusterResult& r,
-                         std::int64_t skipped_rows) {
+                         const TraceRows& rows) {
     Json doc;
     doc["schema"] = 1;
     doc["name"] = name;
@@ -81,7 +99,15 @@ std::string cluster_json(const std::string& name, const ClusterConfig& config, c
     doc["unschedulable"] = r.unschedulable;
     doc["unschedulable_jobs"] = r.unschedulable_examples;
     doc["gave_up"] = r.gave_up;
-    doc["skipped_rows"] = skipped_rows;
+    doc["skipped_rows"] = rows.skipped;
+    doc["bad_rows"] = Json::array();
+    for (const auto& b : rows.bad) {
+        Json o;
+        o["line"] = b.line;
+        o["message"] = b.message;
+        doc["bad_rows"].push_back(std::move(o));
+    }
+    doc["not_run_rows"] = rows.not_run;
     doc["wait_s"] = summary_json(r.wait_s);
     doc["jct_s"] = summary_json(r.jct_s);
     doc["makespan_s"] = r.makespan_s;

@@ -1,6 +1,6 @@
 #include "analysis/cli/capacity_commands.hpp"
 
-#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -10,30 +10,14 @@
 #include "analysis/capacity/plan_search.hpp"
 #include "analysis/capacity/pools_file.hpp"
 #include "analysis/capacity/report.hpp"
-#include "analysis/capacity/rentsim_csv_reader.hpp"
 #include "analysis/capacity/simulator.hpp"
+#include "analysis/jobs/import.hpp"
 #include "analysis/report/atomic_file.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "models/registry.hpp"
 
 namespace rentsim::cli {
 namespace {
-
-// The trace formats of analysis/jobs (job.hpp, Format). This build reads rentsim's own CSV; the
-// importers' open_job_trace replaces open_trace below for the others.
-const Registry<jobs::Format>& trace_formats() {
-    static const Registry<jobs::Format> r{
-        "trace format",
-        {{"philly", jobs::Format::philly, "Microsoft Philly cluster_job_log (JSON)"},
-         {"philly-csv", jobs::Format::philly_csv, "Philly jobs as CSV"},
-         {"gavel", jobs::Format::gavel, "Gavel's trace format"},
-         {"pai", jobs::Format::pai, "Alibaba PAI job and task tables"},
-         {"helios", jobs::Format::helios, "SenseTime Helios cluster_log.csv"},
-         {"acme", jobs::Format::acme, "Shanghai AI Lab Acme trace_*.csv"},
-         {"openb", jobs::Format::openb, "Alibaba GPU-sharing pod list"},
-         {"csv", jobs::Format::csv, "rentsim's CSV: submit_s,gpus,duration_s,gpu_type,user,priority,spot_ok"}}};
-    return r;
-}
 
 const Registry<jobs::BadRowPolicy>& bad_row_policies() {
     static const Registry<jobs::BadRowPolicy> r{
@@ -43,19 +27,19 @@ const Registry<jobs::BadRowPolicy>& bad_row_policies() {
     return r;
 }
 
-std::unique_ptr<jobs::JobReader> open_trace(const std::string& path, const std::string& format,
-                                            jobs::BadRowPolicy policy) {
-    std::string name = format;
-    if (name.empty()) {
-        if (std::filesystem::path(path).extension() != ".csv")
-            throw analysis::InputError("--format", "", "give the trace's format for '" + path + "'");
-        name = "csv";
+// The format named by --format, else the one sniff_job_format recognises in the file.
+jobs::Format trace_format(const std::string& path, const std::string& format) {
+    if (!format.empty()) {
+        const auto* f = jobs::job_format_registry().find(format);
+        if (!f) throw analysis::InputError("--format", "", jobs::job_format_registry().unknown_message(format));
+        return *f;
     }
-    const auto* f = trace_formats().find(name);
-    if (!f) throw analysis::InputError("--format", "", trace_formats().unknown_message(name));
-    if (*f != jobs::Format::csv)
-        throw analysis::InputError("--format", "", "this build reads 'csv' traces only, not '" + name + "'");
-    return std::make_unique<capacity::RentsimCsvJobReader>(path, policy);
+    if (!std::ifstream(path)) throw analysis::InputError(path, "", "cannot open file");
+    if (const auto f = jobs::sniff_job_format(path)) return *f;
+    std::string names;
+    for (const auto name : jobs::job_format_registry().names()) names += (names.empty() ? "" : ", ") + std::string(name);
+    throw analysis::InputError("--format", "",
+                               "cannot tell the format of '" + path + "' from its first lines; give --format (" + names + ")");
 }
 
 jobs::BadRowPolicy bad_row_policy(const std::string& name) {
@@ -64,17 +48,13 @@ jobs::BadRowPolicy bad_row_policy(const std::string& name) {
     return *p;
 }
 
-std::string skipped_note(const jobs::JobReader& reader) {
-    if (reader.skipped() == 0) return "";
-    std::string out = fmt::format("skipped {} bad rows of the trace", reader.skipped());
-    for (const auto& b : reader.bad_rows()) out += fmt::format("\n  line {}: {}", b.line, b.message);
-    return out + "\n";
+std::unique_ptr<jobs::JobReader> open_trace(const CapacityOptions& o) {
+    return jobs::open_job_trace(o.trace, trace_format(o.trace, o.format), bad_row_policy(o.bad_rows));
 }
 
 int cluster_command(const CapacityOptions& o) {
     const capacity::PoolsFile pools = capacity::load_pools(o.pools);
-    const auto policy = bad_row_policy(o.bad_rows);
-    auto reader = open_trace(o.trace, o.format, policy);
+    auto reader = open_trace(o);
     std::string jobs_csv;
     capacity::JobSink sink;
     if (!o.jobs_csv.empty()) {
@@ -82,38 +62,32 @@ int cluster_command(const CapacityOptions& o) {
         sink = [&jobs_csv](const capacity::JobRecord& r) { jobs_csv += capacity::jobs_csv_row(r); };
     }
     const capacity::ClusterResult r = capacity::simulate_cluster(pools.config, *reader, sink);
+    const capacity::TraceRows rows = capacity::trace_rows(*reader);
     const std::string name = pools.name.empty() ? o.pools : pools.name;
     std::vector<analysis::OutputFile> files;
-    if (!o.out.empty()) files.push_back({o.out, capacity::cluster_json(name, pools.config, r, reader->skipped())});
+    if (!o.out.empty()) files.push_back({o.out, capacity::cluster_json(name, pools.config, r, rows)});
     if (!o.jobs_csv.empty()) files.push_back({o.jobs_csv, std::move(jobs_csv)});
     if (!o.utilization_csv.empty()) files.push_back({o.utilization_csv, capacity::utilization_csv(r)});
     analysis::write_files_together(files);
-    std::cout << skipped_note(*reader) << capacity::format_cluster(name, pools.config, r);
+    std::cout << capacity::format_trace_rows(rows) << capacity::format_cluster(name, pools.config, r);
     return 0;
 }
 
 int plan_command(const CapacityOptions& o) {
     const capacity::PoolsFile pools = capacity::load_pools(o.pools);
     const capacity::Slo slo = capacity::parse_slo(o.slo);
-    const auto policy = bad_row_policy(o.bad_rows);
-    std::int64_t skipped = 0;
-    std::string note;
-    const capacity::ReaderFactory open = [&]() {
-        auto reader = open_trace(o.trace, o.format, policy);
-        return reader;
-    };
+    const capacity::ReaderFactory open = [&o]() { return open_trace(o); };
+    capacity::TraceRows rows;
     {
         // Read once for the bad rows, so that they are reported once.
         auto reader = open();
         while (reader->next()) {
         }
-        skipped = reader->skipped();
-        note = skipped_note(*reader);
+        rows = capacity::trace_rows(*reader);
     }
-    (void)skipped;
     const capacity::PlanResult r = capacity::search_plans(pools, slo, open);
-    if (!o.out.empty()) analysis::write_file_atomically(o.out, capacity::plan_json(pools, slo, r));
-    std::cout << note << capacity::format_plan(pools, slo, r);
+    if (!o.out.empty()) analysis::write_file_atomically(o.out, capacity::plan_json(pools, slo, r, rows));
+    std::cout << capacity::format_trace_rows(rows) << capacity::format_plan(pools, slo, r);
     if (r.chosen < 0) {
         std::cerr << "rentsim: no plan meets " << slo.text << "\n";
         return 1;
@@ -124,7 +98,7 @@ int plan_command(const CapacityOptions& o) {
 void add_common(CLI::App* cmd, CapacityOptions& o) {
     cmd->add_option("--trace", o.trace, "job trace file")->required();
     cmd->add_option("--format", o.format, "trace format: philly, philly-csv, gavel, pai, helios, acme, openb, csv "
-                                          "(default: csv for a .csv file)");
+                                          "(default: recognised from the file's first lines)");
     cmd->add_option("--pools", o.pools, "pools JSON file (schema 1)")->required();
     cmd->add_option("--bad-rows", o.bad_rows, "skip (default: counted, the first listed) or fail");
 }
