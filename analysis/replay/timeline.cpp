@@ -41,6 +41,9 @@ report::Timeline replay_timeline(const ReplayGraph& g, const ReplayResult& r) {
         }
         return v;
     };
+    // An arrow binds to its spans' starts (report::timeline_json) and may not point back in time:
+    // of a collective's members, whose spans overlap, the earlier arrivals point to the later.
+    const auto forward = [&](Vertex a, Vertex b) { return r.timing[a].start_ns <= r.timing[b].start_ns; };
     for (auto [it, end] = boost::edges(gr); it != end; ++it) {
         const EdgeKind k = gr[*it].kind;
         if (k != EdgeKind::launch && k != EdgeKind::event_wait && k != EdgeKind::host_sync && k != EdgeKind::recorded &&
@@ -53,13 +56,13 @@ report::Timeline replay_timeline(const ReplayGraph& g, const ReplayResult& r) {
             const Vertex from = span_of(a);
             for (auto [jt, jend] = boost::out_edges(b, gr); jt != jend; ++jt) {
                 const Vertex to = boost::target(*jt, gr);
-                if (gr[to].rank != gr[from].rank) t.flows.push_back({from + 1, to + 1});
+                if (gr[to].rank != gr[from].rank && forward(from, to)) t.flows.push_back({from + 1, to + 1});
             }
             continue;
         }
         a = span_of(a);
         b = span_of(b);
-        if (has_span(a) && has_span(b)) t.flows.push_back({a + 1, b + 1});
+        if (has_span(a) && has_span(b) && forward(a, b)) t.flows.push_back({a + 1, b + 1});
     }
     return t;
 }
