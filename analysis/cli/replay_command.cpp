@@ -57,11 +57,7 @@ int replay_command(const ReplayOptions& o) {
         const report::Timeline tl = replay::replay_timeline(g, r);
         report::TimelineLimits limits;
         limits.max_spans = o.timeline_max_spans;
-#ifdef RENTSIM_REPLAY_OWN_TIMELINE_WRITER
-        files.push_back({o.timeline, replay::timeline_json(tl, o.timeline, limits)});
-#else
         report::write_timeline(tl, o.timeline, limits);
-#endif
     }
     if (!files.empty()) analysis::write_files_together(files);
     std::cout << replay::replay_table(g, r, summary);

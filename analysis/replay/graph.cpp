@@ -427,14 +427,26 @@ void Builder::build_rank(int r) {
         add_work(i, NodeKind::op, e.device >= 0 ? lane(r, false, e.device, e.stream) : lane(r, true, -1, e.stream));
         b.selected[i] = 1;
     }
+    // Chakra control dependencies name a node's parent operator (the hierarchy of the PyTorch
+    // trace it was converted from), not an order of execution: a kernel's parent may end after
+    // it, which closes cycles with the data dependencies. Chakra's own feeder (et_feeder) issues
+    // nodes by their data dependencies, and so does the replay.
+    std::size_t control_deps = 0;
     for (const trace::Dep& d : rt.deps) {
         if (d.from >= n || d.to >= n || !b.selected[d.from] || !b.selected[d.to]) continue;
+        if (d.kind == trace::DepKind::control) {
+            ++control_deps;
+            continue;
+        }
         if (d.kind == trace::DepKind::flow) {
             if (b.launch_of[d.to] < 0 && b.call_v[d.from] != no_vertex) edge(b.call_v[d.from], b.in_v[d.to], EdgeKind::launch);
         } else {
             edge(b.out_v[d.from], b.in_v[d.to], EdgeKind::recorded);
         }
     }
+    if (control_deps > 0)
+        g_.notes.push_back(fmt::format("rank {}: {} control dependencies (parent operators) not replayed: the order is the "
+                                       "data dependencies'", r, control_deps));
 
     // Cross-stream events and host synchronisation, walking each thread's calls in order.
     // cudaEventRecord marks the last work this thread launched (Kineto does not always say on

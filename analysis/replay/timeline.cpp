@@ -2,14 +2,6 @@
 
 #include <fmt/format.h>
 
-#ifdef RENTSIM_REPLAY_OWN_TIMELINE_WRITER
-#include <map>
-
-#include <nlohmann/json.hpp>
-
-#include "analysis/scenario/input_error.hpp"
-#endif
-
 namespace rentsim::replay {
 
 report::Timeline replay_timeline(const ReplayGraph& g, const ReplayResult& r) {
@@ -49,6 +41,9 @@ report::Timeline replay_timeline(const ReplayGraph& g, const ReplayResult& r) {
         }
         return v;
     };
+    // An arrow binds to its spans' starts (report::timeline_json) and may not point back in time:
+    // of a collective's members, whose spans overlap, the earlier arrivals point to the later.
+    const auto forward = [&](Vertex a, Vertex b) { return r.timing[a].start_ns <= r.timing[b].start_ns; };
     for (auto [it, end] = boost::edges(gr); it != end; ++it) {
         const EdgeKind k = gr[*it].kind;
         if (k != EdgeKind::launch && k != EdgeKind::event_wait && k != EdgeKind::host_sync && k != EdgeKind::recorded &&
@@ -61,46 +56,15 @@ report::Timeline replay_timeline(const ReplayGraph& g, const ReplayResult& r) {
             const Vertex from = span_of(a);
             for (auto [jt, jend] = boost::out_edges(b, gr); jt != jend; ++jt) {
                 const Vertex to = boost::target(*jt, gr);
-                if (gr[to].rank != gr[from].rank) t.flows.push_back({from + 1, to + 1});
+                if (gr[to].rank != gr[from].rank && forward(from, to)) t.flows.push_back({from + 1, to + 1});
             }
             continue;
         }
         a = span_of(a);
         b = span_of(b);
-        if (has_span(a) && has_span(b)) t.flows.push_back({a + 1, b + 1});
+        if (has_span(a) && has_span(b) && forward(a, b)) t.flows.push_back({a + 1, b + 1});
     }
     return t;
 }
-
-#ifdef RENTSIM_REPLAY_OWN_TIMELINE_WRITER
-std::string timeline_json(const report::Timeline& t, const std::string& path, const report::TimelineLimits& limits) {
-    if (t.spans.size() > limits.max_spans)
-        throw analysis::InputError(path, "", fmt::format("{} spans, more than the limit of {}", t.spans.size(), limits.max_spans));
-    nlohmann::ordered_json events = nlohmann::ordered_json::array();
-    for (std::size_t p = 0; p < t.process_names.size(); ++p)
-        events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", p}, {"args", {{"name", t.process_names[p]}}}});
-    std::map<std::uint64_t, const report::TimelineSpan*> by_id;
-    const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
-    for (const report::TimelineSpan& s : t.spans) {
-        nlohmann::ordered_json args = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : s.args) args[k] = v;
-        events.push_back({{"ph", "X"}, {"name", s.name}, {"cat", s.category}, {"pid", s.process}, {"tid", s.thread},
-                          {"ts", us(s.start_ns)}, {"dur", us(s.dur_ns)}, {"args", args}});
-        by_id[s.id] = &s;
-    }
-    std::uint64_t flow_id = 0;
-    for (const report::TimelineFlow& f : t.flows) {
-        const auto a = by_id.find(f.from_id), b = by_id.find(f.to_id);
-        if (a == by_id.end() || b == by_id.end()) continue;
-        ++flow_id;
-        events.push_back({{"ph", "s"}, {"id", flow_id}, {"name", "dep"}, {"cat", "dep"}, {"pid", a->second->process},
-                          {"tid", a->second->thread}, {"ts", us(a->second->start_ns + a->second->dur_ns)}});
-        events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow_id}, {"name", "dep"}, {"cat", "dep"},
-                          {"pid", b->second->process}, {"tid", b->second->thread}, {"ts", us(b->second->start_ns)}});
-    }
-    nlohmann::ordered_json doc = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
-    return doc.dump() + "\n";
-}
-#endif
 
 }  // namespace rentsim::replay

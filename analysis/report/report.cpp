@@ -104,6 +104,7 @@ std::string single(const Result& r) {
     o += fmt::format("{}: {} on {} x {} ({}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
                      r.samples, r.iterations, r.global_batch);
     if (!r.from_instance.empty()) o += fmt::format("  from instance   {}\n", r.from_instance);
+    if (!r.step_source.empty()) o += fmt::format("  step from       {}\n", r.step_source);
     if (r.layout.searched) {
         o += fmt::format("  layout          {} (searched: {} candidates)\n",
                          r.layout.chosen.empty() ? std::string("none fits") : r.layout.chosen, r.layout.candidates);

@@ -8,6 +8,7 @@
 
 #include "analysis/plan/layout.hpp"
 #include "analysis/plan/plan.hpp"
+#include "analysis/run/trace_step.hpp"
 #include "analysis/simulate/lifecycle.hpp"
 #include "analysis/simulate/trainer.hpp"
 #include "models/pricing/billing.hpp"
@@ -443,7 +444,7 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     plan_figures(p, r);
     r.layout.chosen = describe(searched ? *searched : layout_of(s, p));
 
-    const Timeline tl = simulate_training(p.training, seed);
+    Timeline tl = simulate_training(p.training, seed);
     r.time_to_train_s = sim::to_seconds(tl.total);
     r.iteration_s = iteration_s(tl);
     r.breakdown.compute_s = sim::to_seconds(tl.compute);
@@ -451,6 +452,19 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     r.breakdown.pipeline_bubble_s = sim::to_seconds(tl.pipeline_bubble);
     r.breakdown.exposed_comm_s = std::max(0.0, r.iteration_s - r.breakdown.compute_s - r.breakdown.input_stall_s -
                                                    r.breakdown.pipeline_bubble_s);
+    if (!w.trace.empty()) {
+        // The replayed trace is the step: its host time, loader waits and communication are
+        // the recording's, so the model's step and input pipeline give way to it.
+        const TraceStep ts = replay_trace_step(s);
+        r.step_source = ts.source;
+        r.iteration_s = ts.iteration_s;
+        r.breakdown.compute_s = ts.compute_s;
+        r.breakdown.exposed_comm_s = ts.exposed_comm_s;
+        r.breakdown.input_stall_s = 0;
+        r.breakdown.pipeline_bubble_s = 0;
+        tl.total = sim::from_seconds(ts.iteration_s * static_cast<double>(p.iterations));
+        r.time_to_train_s = sim::to_seconds(tl.total);
+    }
     r.throughput_samples_per_s = r.global_batch / r.iteration_s;
     if (w.graph.domain == work::Domain::language) r.throughput_tokens_per_s = r.throughput_samples_per_s * w.graph.seq_len;
     r.tflops_per_gpu = p.step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;

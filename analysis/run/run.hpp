@@ -135,6 +135,7 @@ struct Result {
     double staging_s = 0;           // copying the dataset to local NVMe before training (billed)
     std::string from_instance;      // hardware taken from a catalog instance ("aws/p4de.24xlarge: gpu ..."), or empty
     std::string note;               // why a run has no times (a layout that does not fit), or empty
+    std::string step_source;        // a trace-backed scenario: where the step time came from; empty otherwise
     bool storage_pipeline = false;  // the storage-backed input pipeline was simulated
     InputDiagnosis input;
     std::vector<EpochResult> epochs;

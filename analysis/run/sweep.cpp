@@ -99,7 +99,7 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 51 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
+static_assert(member_count<Result>() == 52 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
                   member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 32 &&
                   member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
@@ -160,6 +160,7 @@ void each_member(R& r, V&& v) {
     v("staging_s", r.staging_s);
     v("from_instance", r.from_instance);
     v("note", r.note);
+    v("step_source", r.step_source);
     v("storage_pipeline", r.storage_pipeline);
     v("input.bound_by", r.input.bound_by);
     v("input.stall_fraction", r.input.stall_fraction);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <system_error>
 #include <set>
 #include <fstream>
 #include <sstream>
@@ -302,7 +303,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
                  "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
-                 "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora"});
+                 "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
     w.model = o.at("model").as_name(models.what(), models.names());
@@ -422,6 +423,25 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     if (auto x = o.get("padding_fraction")) {
         if (!is_bert) x->fail("'padding_fraction' applies to BERT models (padded to seq_len), not '" + w.model + "'");
         w.padding_fraction = x->as_number();
+    }
+
+    // A recorded trace as the step: it replays one data-parallel step of batch_per_gpu samples
+    // per GPU, on a cluster of fixed size.
+    if (auto x = o.get("trace")) {
+        const std::filesystem::path given_path = x->as_string();
+        if (given_path.empty()) x->fail("expected the path of a trace file or folder, got an empty string");
+        const std::filesystem::path resolved =
+            given_path.is_absolute() ? given_path : std::filesystem::path(x->source().file).parent_path() / given_path;
+        w.trace = resolved.lexically_normal().string();
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(resolved, ec) && !std::filesystem::is_directory(resolved, ec))
+            x->fail("no trace file or folder '" + w.trace + "' (relative paths start at the scenario's folder)");
+        if (!per_gpu)
+            o.at("global_batch").fail("a trace replays data-parallel steps: give 'batch_per_gpu' (the samples per GPU of the "
+                                      "recorded step), not 'global_batch'");
+        if (o.has("parallelism"))
+            o.at("parallelism").fail("a trace replays the layout it recorded (data parallel): leave out 'parallelism'");
+        if (elastic_given) x->fail("a trace replays a cluster of fixed size: it cannot be used with an 'elastic' schedule");
     }
 
     // Amount of training: exactly one of dataset_samples (+ epochs), samples, tokens.

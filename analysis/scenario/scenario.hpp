@@ -91,6 +91,12 @@ struct WorkloadSpec {
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens
     double epochs = 0;
+    // A recorded op-level trace (`trace`: a Kineto or Chakra file, or a folder of one file per
+    // rank), resolved against the scenario's folder; empty: the step comes from the model. With
+    // a trace, analysis/run replays it (analysis/replay; retargeted to the cluster's GPU, GPU count
+    // and precision when they differ from the recording) and takes the replayed iteration as the
+    // step time; the model and batch_per_gpu still give the samples per step and the memory.
+    std::string trace;
 };
 
 struct ClusterSpec {

@@ -232,7 +232,7 @@ TEST_CASE("dependencies that form a cycle are refused with the file named") {
         e.dur_ns = us;
         b.push(e);
     }
-    b.r.deps = {{0, 1, trace::DepKind::data}, {1, 0, trace::DepKind::control}};
+    b.r.deps = {{0, 1, trace::DepKind::data}, {1, 0, trace::DepKind::data}};
     trace::Trace t;
     t.ranks.push_back(b.r);
     const ReplayGraph g = build_graph(t);
