@@ -10,6 +10,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+// The C API only: the deprecated C++ bindings of mpi.h do not compile warning-free.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 namespace rentsim::cli {
