@@ -10,12 +10,14 @@ PACKAGES := cmake ninja-build g++ python3 libboost-graph-dev libeigen3-dev libfm
 # Plots, the HTML report and the notebooks: rsvg-convert makes the PNGs, the report's test opens
 # it in headless Chromium and reads the screenshot with PIL, the notebooks' test runs them.
 PACKAGES += librsvg2-bin chromium python3-pil python3-pandas python3-matplotlib jupyter-nbconvert python3-ipykernel
+# The optional MPI build (stage mpi): OpenMPI's headers, libraries and mpirun.
+PACKAGES += libopenmpi-dev openmpi-bin
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 BENCH_REPETITIONS ?= 3
 DEMO ?= scenarios/bert-large-a100-8-vs-16.json
 
-.PHONY: deps demo test check sanitize fuzz build release bench clean
+.PHONY: deps demo test check mpi sanitize fuzz build release bench clean
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -37,7 +39,7 @@ demo: release
 
 # Every stage runs even when an earlier one fails; `make test` fails when any stage did.
 test: deps
-	@status=0; for stage in check sanitize fuzz; do \
+	@status=0; for stage in check mpi sanitize fuzz; do \
 	  $(MAKE) --no-print-directory $$stage || { echo "make test: stage '$$stage' failed"; status=1; }; \
 	done; exit $$status
 
@@ -46,6 +48,13 @@ check: deps
 	cmake --preset ci -G Ninja
 	cmake --build --preset ci -j $(JOBS)
 	ctest --preset ci -j $(JOBS)
+
+# The MPI build (RENTSIM_MPI): rentsim alone, and the tests labelled mpi (a sweep under
+# mpirun, byte for byte against one process).
+mpi: deps
+	cmake --preset mpi -G Ninja
+	cmake --build --preset mpi -j $(JOBS)
+	ctest --preset mpi
 
 # Every test again, in the Debug build with AddressSanitizer and UBSan.
 sanitize: deps

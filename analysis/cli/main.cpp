@@ -31,6 +31,7 @@
 #include "analysis/cli/timeline_command.hpp"
 #include "analysis/cli/check_command.hpp"
 #include "analysis/cli/merge_command.hpp"
+#include "analysis/cli/mpi_sweep.hpp"
 #include "analysis/cli/replay_command.hpp"
 #include "analysis/cli/plot_commands.hpp"
 #include "analysis/cli/capacity_commands.hpp"
@@ -77,6 +78,10 @@ struct RunOptions {
     std::vector<std::string> fail_on;  // conditions that make the command exit 1 (fail_conditions)
     std::string timeline;    // Chrome trace JSON of one step of the first point that fits
     std::int64_t timeline_max_spans = 2'000'000;
+    // Under mpirun with several ranks (run_over_ranks): this rank's share of the points, run in
+    // memory; its shard file goes to *shard_text instead of any output.
+    analysis::ShardSpec rank_shard;
+    std::string* shard_text = nullptr;
 };
 
 // `--fail-on` conditions, for CI: a point that meets one makes `run`/`sweep` exit 1 after
@@ -170,11 +175,26 @@ bool same_file(const std::string& a, const std::string& b) {
     return ea || eb ? a == b : ca == cb;
 }
 
+int run_over_ranks(const RunOptions& o);
+
+// The JSON, CSV and Markdown of a whole run that `o` asks for.
+std::vector<analysis::OutputFile> result_outputs(const RunOptions& o, const std::vector<analysis::Result>& results) {
+    std::vector<analysis::OutputFile> outputs;
+    if (!o.out.empty()) outputs.push_back({o.out, analysis::results_to_json(results)});
+    if (!o.csv.empty()) outputs.push_back({o.csv, analysis::results_to_csv(results)});
+    if (!o.markdown.empty()) outputs.push_back({o.markdown, analysis::results_to_markdown(results)});
+    return outputs;
+}
+
+// After the files of a finished run: its charts, timeline and table, and its exit status.
+int report_run(const RunOptions& o, const analysis::ScenarioSet& set, const std::vector<analysis::Result>& results);
+
 // Every command writes its --out and --csv files before it prints: a reader that stops early
 // (`rentsim run x.json --out r.json | head -1`) must not cost the files. With outputs, each
 // finished point goes to a journal beside the first (PointJournal) until the outputs are
 // written together (write_files_together); --resume runs only the points it lacks.
 int run_command(const RunOptions& o) {
+    if (cli::mpi_world().size > 1 && o.shard_text == nullptr) return run_over_ranks(o);
     if (o.replications < 0 || o.replications > kMaxReplications)
         throw analysis::InputError("--replications", "",
                                    fmt::format("expected a count from 0 to {}, got {}", kMaxReplications, o.replications));
@@ -192,7 +212,7 @@ int run_command(const RunOptions& o) {
     for (const std::string* other : {&o.out, &o.csv, &o.markdown})
         if (!o.timeline.empty() && !other->empty() && same_file(o.timeline, *other))
             throw analysis::InputError("--timeline", "", "names the same file as another output");
-    analysis::ShardSpec shard;
+    analysis::ShardSpec shard = o.rank_shard;
     if (!o.shard.empty()) {
         shard = analysis::parse_shard(o.shard);
         if (o.out.empty()) throw analysis::InputError("--shard", "", "needs --out: the shard file that `rentsim merge` joins");
@@ -206,7 +226,7 @@ int run_command(const RunOptions& o) {
     const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // A shard runs its share of the points as a set of its own; every point keeps its input hash.
     const std::vector<std::string> all_hashes =
-        o.out.empty() && o.csv.empty() ? std::vector<std::string>() : analysis::point_input_hashes(full, read_text(o.file), options);
+        o.out.empty() && o.csv.empty() && o.shard_text == nullptr ? std::vector<std::string>() : analysis::point_input_hashes(full, read_text(o.file), options);
     std::vector<std::size_t> shard_indices;
     analysis::ScenarioSet shard_set;
     std::vector<std::string> hashes = all_hashes;
@@ -231,7 +251,7 @@ int run_command(const RunOptions& o) {
         ++points_finished;
         if (progress) progress->point_done();
     };
-    if (!o.out.empty() || !o.csv.empty()) {
+    if ((!o.out.empty() || !o.csv.empty()) && o.shard_text == nullptr) {
         journal.emplace(analysis::PointJournal::path_for(o.out.empty() ? o.csv : o.out), hashes, o.resume);
         // The journal's lock makes this run the only one writing these outputs.
         for (const std::string* output : {&o.out, &o.csv})
@@ -278,11 +298,17 @@ int run_command(const RunOptions& o) {
     results.reserve(n);
     for (auto& p : points) results.push_back(std::move(*p));
     std::vector<analysis::OutputFile> outputs;
-    if (shard.active()) outputs.push_back({o.out, analysis::shard_json(shard, full.points.empty() ? "" : full.points[0].name,
-                                                                       all_hashes, shard_indices, results)});
-    else if (!o.out.empty()) outputs.push_back({o.out, analysis::results_to_json(results)});
-    if (!o.csv.empty()) outputs.push_back({o.csv, analysis::results_to_csv(results)});
-    if (!o.markdown.empty()) outputs.push_back({o.markdown, analysis::results_to_markdown(results)});
+    if (shard.active()) {
+        std::string text = analysis::shard_json(shard, full.points.empty() ? "" : full.points[0].name, all_hashes,
+                                                shard_indices, results);
+        if (o.shard_text != nullptr) {
+            *o.shard_text = std::move(text);
+            return 0;
+        }
+        outputs.push_back({o.out, std::move(text)});
+    } else {
+        outputs = result_outputs(o, results);
+    }
     try {
         if (!outputs.empty()) analysis::write_files_together(outputs);
     } catch (...) {
@@ -295,6 +321,10 @@ int run_command(const RunOptions& o) {
                                  outputs.empty() ? "" : " and the outputs are written");
         return 128 + sig;
     }
+    return report_run(o, set, results);
+}
+
+int report_run(const RunOptions& o, const analysis::ScenarioSet& set, const std::vector<analysis::Result>& results) {
     // Charts are files too: written before anything is printed; what was written goes to stderr.
     if (!o.plot.empty()) cli::plot_results(analysis::results_to_json(results), o.file, o.plot, std::cerr);
     const std::string timeline_line =
@@ -518,9 +548,56 @@ int finish_stdout(int status, int known_error = 0) {
     return status == 0 ? 1 : status;
 }
 
-void report_bug(const char* what) {
-    std::cerr << "rentsim: internal error: " << what << "\n"
-              << "rentsim: this is a bug in rentsim; please report it with the command line and its input files\n";
+std::string bug_text(const char* what) {
+    return fmt::format("rentsim: internal error: {}\n"
+                       "rentsim: this is a bug in rentsim; please report it with the command line and its input files\n",
+                       what);
+}
+
+void report_bug(const char* what) { std::cerr << bug_text(what); }
+
+// `run`/`sweep` under mpirun with several ranks (analysis/cli/mpi_sweep.hpp). Every rank runs
+// its shard in memory and sends the shard file, or its error, to rank 0. Rank 0 prints its own
+// error if it has one, else the first failing rank's; with none it joins the shards as `rentsim
+// merge` does and writes the files and the table one process writes. The exit status is the
+// largest of all ranks' (mpi_main).
+int run_over_ranks(const RunOptions& o) {
+    const cli::MpiWorld world = cli::mpi_world();
+    cli::ShareOutcome mine;
+    std::exception_ptr error;
+    try {
+        // The ranks share the points themselves; a journal to resume would be one per rank.
+        if (!o.shard.empty())
+            throw analysis::InputError("--shard", "", "cannot be used under mpirun with several ranks: they share the points");
+        if (o.resume)
+            throw analysis::InputError("--resume", "", "cannot be used under mpirun with several ranks: run the sweep again");
+        RunOptions local = o;
+        local.rank_shard = {world.rank + 1, world.size};
+        local.shard_text = &mine.text;
+        mine.status = run_command(local);
+    } catch (const std::exception& e) {
+        error = std::current_exception();
+        const bool input = dynamic_cast<const analysis::InputError*>(&e) != nullptr ||
+                           dynamic_cast<const analysis::BudgetError*>(&e) != nullptr ||
+                           dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
+        mine = {input ? 2 : 3, input ? fmt::format("rentsim: {}\n", e.what()) : bug_text(e.what())};
+    }
+    const std::vector<cli::ShareOutcome> shares = cli::gather_shares(mine);
+    if (world.rank != 0) return mine.status;
+    if (error) std::rethrow_exception(error);  // main() prints it, as without MPI
+    if (mine.status != 0) return mine.status;  // interrupted: already said
+    std::vector<std::pair<std::string, std::string>> shards;
+    for (std::size_t r = 0; r < shares.size(); ++r) {
+        if (shares[r].status != 0) {
+            std::cerr << shares[r].text;
+            return shares[r].status;
+        }
+        shards.emplace_back(fmt::format("rank {}", r), shares[r].text);
+    }
+    const auto results = analysis::merge_shard_texts(shards);
+    const auto outputs = result_outputs(o, results);
+    if (!outputs.empty()) analysis::write_files_together(outputs);
+    return report_run(o, analysis::load_scenarios(o.file), results);
 }
 
 std::string joined_names(std::span<const std::string_view> names) {
@@ -529,9 +606,7 @@ std::string joined_names(std::span<const std::string_view> names) {
     return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int rentsim_main(int argc, char** argv) {
     // A reader that closes standard output early (`| head -1`) must not kill rentsim before it
     // has written its --out and --csv files: writes to the closed pipe fail instead (finish_stdout).
     std::signal(SIGPIPE, SIG_IGN);
@@ -693,3 +768,8 @@ int main(int argc, char** argv) {
         return 3;
     }
 }
+
+}  // namespace
+
+// With RENTSIM_MPI, under mpirun: MPI around the program (analysis/cli/mpi_sweep.hpp).
+int main(int argc, char** argv) { return cli::mpi_main(argc, argv, rentsim_main); }
