@@ -53,7 +53,7 @@ TEST_CASE("cuDNN batch norm is elementwise, not convolution") {
           KernelClass::elementwise);
 }
 
-TEST_CASE("cuDNN convolution kernels and their helpers are convolution") {
+TEST_CASE("cuDNN convolution kernels are convolution, its offset helpers unknown") {
     CHECK(kernel_class("cudnn_infer_maxwell_scudnn_128x128_relu_medium_nn_v1") == KernelClass::convolution);
     CHECK(kernel_class("voId cudnn::winograd_nonfused::winogradForwardData4x4<float, float>") ==
           KernelClass::convolution);
