@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analysis/scenario/calibration_io.hpp"
+#include "analysis/trace/classify.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/compute/gpu_model.hpp"
@@ -29,21 +30,6 @@ bool has(const std::string& s, const char* part) { return s.find(part) != std::s
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
-}
-
-std::string_view class_name(KernelClass c) {
-    switch (c) {
-    case KernelClass::none: return "none";
-    case KernelClass::gemm: return "gemm";
-    case KernelClass::convolution: return "convolution";
-    case KernelClass::attention: return "attention";
-    case KernelClass::elementwise: return "elementwise";
-    case KernelClass::optimizer: return "optimizer";
-    case KernelClass::copy: return "copy";
-    case KernelClass::communication: return "communication";
-    case KernelClass::unknown: return "unknown";
-    }
-    return "unknown";
 }
 
 // The precision a kernel computes in: its recorded dtype, else what its name says, else fp32.
@@ -297,8 +283,8 @@ RetargetSummary retarget(ReplayGraph& g, const RetargetOptions& o) {
         }
         device_before[static_cast<std::size_t>(nd.rank)] += t_rec;
         device_after[static_cast<std::size_t>(nd.rank)] += static_cast<double>(nd.dur_ns) * 1e-9;
-        ClassScale& cs = classes[std::string(class_name(c))];
-        cs.cls = class_name(c);
+        ClassScale& cs = classes[std::string(trace::class_name(c))];
+        cs.cls = trace::class_name(c);
         ++cs.kernels;
         cs.recorded_s += t_rec;
         cs.retargeted_s += static_cast<double>(nd.dur_ns) * 1e-9;
