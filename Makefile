@@ -13,7 +13,7 @@ PACKAGES += librsvg2-bin chromium python3-pil python3-pandas python3-matplotlib 
 # The optional MPI build (stage mpi): OpenMPI's headers, libraries and mpirun.
 PACKAGES += libopenmpi-dev openmpi-bin
 JOBS ?= $(shell nproc)
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 20
 BENCH_REPETITIONS ?= 3
 DEMO ?= scenarios/bert-large-a100-8-vs-16.json
 
