@@ -23,6 +23,9 @@ CLI::App* add_check_command(CLI::App& app, CheckOptions& o) {
     cmd->add_option("--junit", o.junit, "write the checks as JUnit XML");
     cmd->add_option("--baseline", o.baseline, "a previous run's result JSON: list what moved");
     cmd->add_option("--tolerance", o.tolerance, "with --baseline: the change that fails, e.g. 2% (default) or 0.02");
+    cmd->add_option("--gate", o.gate,
+                    "with --baseline: the result fields that fail when they moved, comma-separated, or all "
+                    "(default time_to_train_s,cost_usd; the others that moved are listed)");
     cmd->add_option("--out", o.out, "write the results of the points run as JSON");
     cmd->add_option("-j,--jobs", o.jobs, "threads for the points of each file (default: all cores)");
     return cmd;
@@ -32,7 +35,7 @@ namespace {
 
 // Bad input in one file is that file's error; the others are still checked.
 analysis::FileCheck check_file(const std::string& file, const std::vector<analysis::ResultRow>* baseline, double tolerance,
-                               int jobs, std::vector<analysis::Result>& all_results) {
+                               const std::vector<std::string>& gates, int jobs, std::vector<analysis::Result>& all_results) {
     analysis::FileCheck check;
     check.file = file;
     analysis::ScenarioSet set;
@@ -61,7 +64,7 @@ analysis::FileCheck check_file(const std::string& file, const std::vector<analys
         return check;
     }
     check.cases = analysis::check_expectations(set.expect, results);
-    if (baseline) analysis::compare_with_baseline(results, *baseline, tolerance, check);
+    if (baseline) analysis::compare_with_baseline(results, *baseline, tolerance, gates, check);
     for (auto& r : results) all_results.push_back(std::move(r));
     return check;
 }
@@ -76,8 +79,12 @@ int check_command(const CheckOptions& o) {
         throw analysis::InputError("--out", "", "names the same file as --junit");
     double tolerance = 0;
     std::vector<analysis::ResultRow> baseline;
+    std::vector<std::string> gates;
+    if (o.baseline.empty() && !o.gate.empty())
+        throw std::invalid_argument("--gate: compares with a baseline; give --baseline OLD.json");
     if (!o.baseline.empty()) {
         tolerance = analysis::parse_tolerance(o.tolerance);
+        gates = analysis::parse_gates(o.gate.empty() ? analysis::default_baseline_gates : o.gate);
         baseline = analysis::load_result_rows(o.baseline);
     }
     // Files as named, folders expanded in sorted order; a file named twice is checked once.
@@ -99,7 +106,7 @@ int check_command(const CheckOptions& o) {
 
     std::vector<analysis::FileCheck> checks;
     std::vector<analysis::Result> results;
-    for (const auto& f : unique) checks.push_back(check_file(f, o.baseline.empty() ? nullptr : &baseline, tolerance, jobs, results));
+    for (const auto& f : unique) checks.push_back(check_file(f, o.baseline.empty() ? nullptr : &baseline, tolerance, gates, jobs, results));
 
     std::vector<analysis::OutputFile> outputs;
     if (!o.junit.empty()) outputs.push_back({o.junit, analysis::junit_xml(checks)});

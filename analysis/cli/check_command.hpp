@@ -12,7 +12,7 @@ namespace rentsim::cli {
 
 struct CheckOptions {
     std::vector<std::string> inputs;  // scenario files and folders
-    std::string junit, baseline, tolerance = "2%", out;
+    std::string junit, baseline, tolerance = "2%", gate, out;  // gate: empty = the default gates
     int jobs = 0;  // 0: all cores
 };
 

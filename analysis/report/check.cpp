@@ -1,5 +1,6 @@
 #include "analysis/report/check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -115,6 +116,16 @@ std::string why_cost(const Result& r, const ResultRow& old) {
                       "from:");
 }
 
+// Why a gated field moved, where the breakdown says: figures of the step from its parts,
+// figures of money from the bill's parts; nothing for the others.
+std::string why(std::string_view name, const Result& r, const ResultRow& old) {
+    if (name == "cost_usd" || name == "cost_per_sample_usd") return why_cost(r, old);
+    if (name == "time_to_train_s" || name == "iteration_s" || name == "throughput_samples_per_s" ||
+        name == "throughput_tokens_per_s")
+        return why_time(r, old);
+    return {};
+}
+
 }  // namespace
 
 std::vector<CheckCase> check_expectations(const Expectations& e, const std::vector<Result>& results) {
@@ -138,8 +149,26 @@ std::vector<CheckCase> check_expectations(const Expectations& e, const std::vect
     return cases;
 }
 
+std::vector<std::string> parse_gates(std::string_view text) {
+    const auto& fields = expectation_field_registry();
+    std::vector<std::string> gates;
+    if (text == "all") {
+        for (const auto& e : fields.entries()) gates.emplace_back(e.name);
+        return gates;
+    }
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', from), text.size());
+        const std::string_view name = text.substr(from, comma - from);
+        if (!fields.find(name)) throw std::invalid_argument("--gate: " + fields.unknown_message(name) + ", or all");
+        if (std::find(gates.begin(), gates.end(), name) == gates.end()) gates.emplace_back(name);
+        from = comma + 1;
+    }
+    return gates;
+}
+
 void compare_with_baseline(const std::vector<Result>& results, const std::vector<ResultRow>& baseline, double tolerance,
-                           FileCheck& check) {
+                           const std::vector<std::string>& gates, FileCheck& check) {
     for (const Result& r : results) {
         if (r.status == "invalid") continue;
         const ResultRow* old = nullptr;
@@ -149,22 +178,35 @@ void compare_with_baseline(const std::vector<Result>& results, const std::vector
             check.notes.push_back(label(r) + ": not in the baseline");
             continue;
         }
-        for (const std::string name : {"time_to_train_s", "cost_usd"}) {
-            CheckCase c{fmt::format("baseline: {}: {} within {:g}%", label(r), name, 100 * tolerance), {}};
+        std::string also;
+        for (const auto& entry : expectation_field_registry().entries()) {
+            const std::string name(entry.name);
+            const bool gated = std::find(gates.begin(), gates.end(), name) != gates.end();
             const auto x = value_at(r, name);
             const double before = get(*old, name);
             const auto unit = unit_of(name);
-            if (!x && !std::isnan(before)) c.failure = fmt::format("was {}, now has no value ({})", figure(before, unit), r.status);
-            else if (x && std::isnan(before)) c.failure = fmt::format("had no value, now {}", figure(*x, unit));
+            // What changed, without the field's name: "29.32 USD -> 30.48 USD (+4.0%)", or a value
+            // that came or went.
+            std::string change_text;
+            bool figures = false;
+            if (!x && !std::isnan(before)) change_text = fmt::format("was {}, now has no value ({})", figure(before, unit), r.status);
+            else if (x && std::isnan(before)) change_text = fmt::format("had no value, now {}", figure(*x, unit));
             else if (x) {
                 const double change = before == 0 ? (*x == 0 ? 0 : std::numeric_limits<double>::infinity()) : *x / before - 1;
-                if (std::abs(change) > tolerance)
-                    c.failure = fmt::format("{} moved {} -> {} ({}){}", name, figure(before, unit), figure(*x, unit),
-                                            std::isfinite(change) ? percent(change) : "from 0",
-                                            name == "cost_usd" ? why_cost(r, *old) : why_time(r, *old));
+                figures = std::abs(change) > tolerance;
+                if (figures)
+                    change_text = fmt::format("{} -> {} ({})", figure(before, unit), figure(*x, unit),
+                                              std::isfinite(change) ? percent(change) : "from 0");
             }
-            check.cases.push_back(std::move(c));
+            if (gated) {
+                const std::string failure =
+                    figures ? fmt::format("{} moved {}{}", name, change_text, why(name, r, *old)) : change_text;
+                check.cases.push_back({fmt::format("baseline: {}: {} within {:g}%", label(r), name, 100 * tolerance), failure});
+            } else if (!change_text.empty()) {
+                also += (also.empty() ? "" : ", ") + name + " " + change_text;
+            }
         }
+        if (!also.empty()) check.notes.push_back(label(r) + ": also moved: " + also);
     }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/run/run.hpp"
@@ -32,11 +33,20 @@ struct FileCheck {
 // then the best point's bounds.
 std::vector<CheckCase> check_expectations(const Expectations& e, const std::vector<Result>& results);
 
-// Each result against the baseline row of the same name and point: `time_to_train_s` and
-// `cost_usd` each a case, failing when they moved by more than `tolerance` (a fraction), with
-// the parts that moved them. Results without a baseline row add a note instead.
+// The fields a baseline comparison fails on unless told otherwise (`--gate`).
+inline constexpr std::string_view default_baseline_gates = "time_to_train_s,cost_usd";
+
+// `--gate`: comma-separated names of expectation_field_registry(), or "all" (every numeric
+// field). std::invalid_argument naming the unknown field with a did-you-mean otherwise.
+std::vector<std::string> parse_gates(std::string_view text);
+
+// Each result against the baseline row of the same name and point. Each field of `gates` is a
+// case, failing when it moved by more than `tolerance` (a fraction): time and throughput with
+// the parts of the step that moved them, cost with the parts of the bill. Every other numeric
+// result field that moved by more than `tolerance` is listed in one note per point ("also
+// moved"), without failing. Results without a baseline row add a note instead.
 void compare_with_baseline(const std::vector<Result>& results, const std::vector<ResultRow>& baseline, double tolerance,
-                           FileCheck& check);
+                           const std::vector<std::string>& gates, FileCheck& check);
 
 // "2%" or "0.02" as a fraction; std::invalid_argument otherwise (negative, not a number).
 double parse_tolerance(const std::string& text);

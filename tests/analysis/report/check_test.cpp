@@ -9,6 +9,8 @@
 
 #include "analysis/report/check.hpp"
 #include "analysis/report/fields.hpp"
+#include "analysis/report/report.hpp"
+#include "analysis/scenario/check_inputs.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "analysis/scenario/scenario.hpp"
 
@@ -174,21 +176,29 @@ TEST_CASE("a result that moved beyond the tolerance fails, with the parts of the
                                        {"iterations", 100}, {"billed_s", 1000}, {"lifecycle.usd_per_gpu_hour", 2},
                                        {"lifecycle.billed_gpus", 8}}};
     analysis::FileCheck check;
-    analysis::compare_with_baseline({now, done("new", 1, 1)}, {old}, 0.02, check);
+    const auto gates = analysis::parse_gates(analysis::default_baseline_gates);
+    analysis::compare_with_baseline({now, done("new", 1, 1)}, {old}, 0.02, gates, check);
     REQUIRE(check.cases.size() == 2);
     CHECK(check.cases[0].name == "baseline: p: time_to_train_s within 2%");
     CHECK(check.cases[0].failure ==
           "time_to_train_s moved 1000 s (16.7 min) -> 1100 s (18.3 min) (+10.0%); per step: communication +10.0%");
     CHECK(check.cases[1].name == "baseline: p: cost_usd within 2%");
     CHECK(check.cases[1].failure.empty());
-    REQUIRE(check.notes.size() == 1);
-    CHECK(check.notes[0] == "new: not in the baseline");
+    REQUIRE(check.notes.size() == 2);
+    // The fields not gated that moved are listed, not failed: the step, its communication and
+    // the billed time; compute did not move.
+    CHECK(check.notes[0].starts_with("p: also moved: "));
+    CHECK(check.notes[0].find("iteration_s 10 s -> 11 s (+10.0%)") != std::string::npos);
+    CHECK(check.notes[0].find("breakdown.exposed_comm_s 0 s -> 1 s (from 0)") != std::string::npos);
+    CHECK(check.notes[0].find("billed_s 1000 s (16.7 min) -> 1100 s (18.3 min) (+10.0%)") != std::string::npos);
+    CHECK(check.notes[0].find("breakdown.compute_s") == std::string::npos);
+    CHECK(check.notes[1] == "new: not in the baseline");
 
     // The price: +10% per GPU-hour.
     Result dearer = done("p", 110, 1000);
     dearer.lifecycle.usd_per_gpu_hour = 2.2;
     analysis::FileCheck c2;
-    analysis::compare_with_baseline({dearer}, {old}, 0.05, c2);
+    analysis::compare_with_baseline({dearer}, {old}, 0.05, gates, c2);
     CHECK(c2.cases[0].failure.empty());
     CHECK(c2.cases[1].failure == "cost_usd moved 100 USD -> 110 USD (+10.0%); from: price per GPU-hour +10.0%");
 
@@ -197,8 +207,53 @@ TEST_CASE("a result that moved beyond the tolerance fails, with the parts of the
     unfit.fits = false;
     unfit.status = "does not fit";
     analysis::FileCheck c3;
-    analysis::compare_with_baseline({unfit}, {old}, 0.02, c3);
+    analysis::compare_with_baseline({unfit}, {old}, 0.02, gates, c3);
     CHECK(c3.cases[0].failure == "was 1000 s (16.7 min), now has no value (does not fit)");
+}
+
+TEST_CASE("every result field can gate a baseline comparison; the others that moved are listed") {
+    // The baseline as a run writes it: every field of the old result, through the result file.
+    Result before = done("p", 100, 1000);
+    before.memory_per_gpu_gib = 60;
+    const auto old = analysis::parse_result_rows(analysis::results_to_json({before}), "old.json");
+    Result after = before;
+    after.memory_per_gpu_gib = 66;  // +10%, nothing else moved
+
+    analysis::FileCheck same;
+    analysis::compare_with_baseline({before}, old, 0, analysis::parse_gates("all"), same);
+    CHECK(same.cases.size() == analysis::expectation_field_registry().names().size());
+    for (const auto& c : same.cases) CHECK_MESSAGE(c.failure.empty(), c.name, ": ", c.failure);
+    CHECK(same.notes.empty());
+
+    analysis::FileCheck listed;
+    analysis::compare_with_baseline({after}, old, 0.02, analysis::parse_gates(analysis::default_baseline_gates), listed);
+    REQUIRE(listed.cases.size() == 2);
+    CHECK(listed.cases[0].failure.empty());
+    CHECK(listed.cases[1].failure.empty());
+    REQUIRE(listed.notes.size() == 1);
+    CHECK(listed.notes[0] == "p: also moved: memory_per_gpu_gib 60 GiB -> 66 GiB (+10.0%)");
+
+    analysis::FileCheck gated;
+    analysis::compare_with_baseline({after}, old, 0.02, analysis::parse_gates("memory_per_gpu_gib,cost_usd"), gated);
+    REQUIRE(gated.cases.size() == 2);  // in the order of the result fields
+    CHECK(gated.cases[0].name == "baseline: p: memory_per_gpu_gib within 2%");
+    CHECK(gated.cases[0].failure == "memory_per_gpu_gib moved 60 GiB -> 66 GiB (+10.0%)");
+    CHECK(gated.cases[1].name == "baseline: p: cost_usd within 2%");
+    CHECK(gated.notes.empty());
+}
+
+TEST_CASE("gates name result fields, with a did-you-mean") {
+    CHECK(analysis::parse_gates("cost_usd,mfu,cost_usd") == std::vector<std::string>{"cost_usd", "mfu"});
+    CHECK(analysis::parse_gates("all").size() == analysis::expectation_field_registry().names().size());
+    try {
+        analysis::parse_gates("mfu,cost_us");
+        FAIL("no error");
+    } catch (const std::invalid_argument& e) {
+        CHECK(std::string(e.what()).starts_with("--gate: unknown result field 'cost_us'; did you mean 'cost_usd'? valid: gpus, tp, "));
+        CHECK(std::string(e.what()).ends_with(", or all"));
+    }
+    CHECK_THROWS_AS(analysis::parse_gates(""), std::invalid_argument);
+    CHECK_THROWS_AS(analysis::parse_gates("cost_usd,"), std::invalid_argument);
 }
 
 TEST_CASE("tolerances are shares, in percent or as fractions") {
