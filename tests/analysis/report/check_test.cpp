@@ -211,7 +211,7 @@ TEST_CASE("a result that moved beyond the tolerance fails, with the parts of the
     CHECK(c3.cases[0].failure == "was 1000 s (16.7 min), now has no value (does not fit)");
 }
 
-TEST_CASE("every result field can gate a baseline comparison; the others that moved are listed") {
+TEST_CASE("every result field can gate a baseline comparison, and the others that moved are listed") {
     // The baseline as a run writes it: every field of the old result, through the result file.
     Result before = done("p", 100, 1000);
     before.memory_per_gpu_gib = 60;
