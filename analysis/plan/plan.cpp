@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "analysis/simulate/flow_collectives.hpp"
+#include "models/compute/generation.hpp"
 #include "models/compute/gpu_model.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/pricing/billing.hpp"
@@ -183,10 +184,51 @@ double critical_path_s(const TrainingPlan& plan) {
         t += plan.bucket_bwd[b];
         comm_end = std::max(t, comm_end) + plan.bucket_comm[b];
     }
-    return sim::to_seconds(std::max(t, comm_end) + plan.optimizer + plan.step_overhead);
+    return sim::to_seconds(std::max(t, comm_end) + plan.optimizer + plan.step_overhead + plan.rollout);
 }
 
 net::Network cluster_network(const Scenario& s) { return net::Network(net::build_topology(s.cluster.topology)); }
+
+// PPO (WorkloadSpec::rl) on a data-parallel step already planned for the policy at the
+// sequence length prompt + response. Each rollout, every GPU generates the responses of its
+// batch_per_gpu prompts in one batch (prefill, then a decode step per token), then scores them
+// with one forward pass of each scoring model per micro-batch; `ppo_epochs` optimizer steps
+// train on the rollout, so each step carries 1/ppo_epochs of it. The critic, of the policy's
+// shape, trains in the same steps: its forward, backward, gradient buckets and update copy the
+// policy's (in the simulated step its forward runs beside the policy's, before both backward
+// passes, so the policy's reductions may overlap the critic's backward; frameworks that
+// train them one after the other overlap less). Memory: the critic's weights, gradients and
+// optimizer state, the frozen models' weights, and the larger of the training activations
+// and the generation's K/V cache (they are not live together).
+void plan_rollout(const WorkloadSpec& w, const compute::GpuModel& gpu, StepPlan& r, compute::MemoryUse& mem) {
+    const RlSpec& rl = w.rl;
+    TrainingPlan& plan = r.training;
+    if (rl.critic) {
+        plan.micro_fwd_bwd *= 2;
+        plan.last_fwd *= 2;
+        plan.micro_comm *= 2;
+        plan.optimizer *= 2;
+        const auto bwd = plan.bucket_bwd;
+        const auto comm = plan.bucket_comm;
+        plan.bucket_bwd.insert(plan.bucket_bwd.end(), bwd.begin(), bwd.end());
+        plan.bucket_comm.insert(plan.bucket_comm.end(), comm.begin(), comm.end());
+        mem.gradients = mem.gradients * 2.0;
+        mem.optimizer = mem.optimizer * 2.0;
+    }
+    const double frozen = double(rl.reference) + double(rl.reward_model);
+    mem.weights = mem.weights * (1.0 + double(rl.critic) + frozen);
+    const double prompts = static_cast<double>(r.micro_batch) * r.micro_steps;
+    const compute::GenerationCost gen =
+        compute::generation_cost(w.graph, gpu, w.precision, prompts, rl.prompt_tokens, rl.response_tokens);
+    mem.activations = std::max(mem.activations, gen.kv_cache);
+    const units::Seconds scoring = r.step.fwd * static_cast<double>(rl.scoring_passes() * r.micro_steps);
+    r.rollout_generation_s = gen.total().value;
+    r.rollout_scoring_s = scoring.value;
+    r.rollout_kv_cache_gib = gen.kv_cache.value / units::gib(1).value;
+    plan.rollout = ns((gen.total() + scoring) / static_cast<double>(rl.ppo_epochs));
+    r.iterations *= rl.ppo_epochs;
+    plan.iterations = r.iterations;
+}
 
 net::Network cluster_network(const Scenario& s, int gpus) {
     net::TopologySpec t = s.cluster.topology;
@@ -493,6 +535,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
                                      : std::min(m, pp) / pp * (v > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0);
         mem.activations = mem.activations * in_flight;
     }
+    if (w.rl.enabled) plan_rollout(w, gpu, r, mem);
     r.memory = mem;
     r.memory_per_gpu_gib = mem.total().value / units::gib(1).value;
     r.fits = r.memory_per_gpu_gib <= gpu_spec.memory_gib;
@@ -537,7 +580,8 @@ JobPlan plan_job(const Scenario& s, const net::Network& network, const Layout* l
     const double state_shard = zero >= 1 ? replicas : 1.0;
     const auto& mem = job.step.step.memory;
     job.checkpoint_bytes = lc.checkpoint_gb > 0 ? lc.checkpoint_gb * 1e9
-                                                : mem.weights.value * weight_shard + mem.optimizer.value * state_shard;
+                                                : (mem.weights.value * weight_shard + mem.optimizer.value * state_shard) *
+                                                      (s.workload.rl.enabled && s.workload.rl.critic ? 2.0 : 1.0);
     const bool checkpoints = lc.checkpoint_write_gb_per_s > 0;
     double load_s = 0;
     if (checkpoints) {

@@ -47,6 +47,9 @@ struct StepPlan {
     double allreduce_busbw_gbps = 0;  // of the largest gradient bucket
     TrainingPlan training;
     InputPlan input;
+    // RL fine-tuning (WorkloadSpec::rl), per GPU and rollout: generating the responses of the
+    // GPU's prompts, and scoring them; the K/V cache of the generation. Zero otherwise.
+    double rollout_generation_s = 0, rollout_scoring_s = 0, rollout_kv_cache_gib = 0;
 };
 
 // A whole job: the step at the cluster's size, the step at each elastic GPU count (in

@@ -77,6 +77,12 @@ FieldValue layout_refused(const Result& r) {
     return c;
 }
 
+// Null where the run is not RL fine-tuning.
+template <auto Member>
+FieldValue rl_figure(const Result& r) {
+    return r.rl.ppo_epochs > 0 ? value_of(r.rl.*Member) : FieldValue(nullptr);
+}
+
 // Null where no check row validates the GPU family and workload kind.
 template <auto Member>
 FieldValue validated(const Result& r) {
@@ -142,11 +148,16 @@ constexpr Field fields[] = {
     {"billed_s", K::number, "s", both, P::fits, get<&R::billed_s>, "billed duration of each instance"},
     {"throughput_samples_per_s", K::number, "samples/s", both, P::fits, get<&R::throughput_samples_per_s>, "training throughput of the whole cluster"},
     {"throughput_tokens_per_s", K::number, "tokens/s", both, P::fits, get<&R::throughput_tokens_per_s>, "the same in tokens; 0 for vision models"},
-    {"iteration_s", K::number, "s", both, P::fits, get<&R::iteration_s>, "one optimizer step; the four `breakdown` parts sum to it"},
+    {"iteration_s", K::number, "s", both, P::fits, get<&R::iteration_s>, "one optimizer step; the four `breakdown` parts (and `rl.rollout_s` in RL runs) sum to it"},
     {"breakdown.compute_s", K::number, "s", both, P::fits, get<&R::breakdown, &Breakdown::compute_s>, "per step: kernels on the GPU's compute stream"},
     {"breakdown.exposed_comm_s", K::number, "s", both, P::fits, get<&R::breakdown, &Breakdown::exposed_comm_s>, "per step: communication not hidden behind compute (tensor-parallel collectives and pipeline sends, which block compute, count here)"},
     {"breakdown.input_stall_s", K::number, "s", both, P::fits, get<&R::breakdown, &Breakdown::input_stall_s>, "per step: waiting for the input pipeline"},
     {"breakdown.pipeline_bubble_s", K::number, "s", both, P::fits, get<&R::breakdown, &Breakdown::pipeline_bubble_s>, "per step: idle fill and drain of the pipeline"},
+    {"rl.ppo_epochs", K::integer, "", json, P::fits_if_set, rl_figure<&RlResult::ppo_epochs>, "RL fine-tuning (`workload.rl`): optimizer steps per rollout; absent otherwise"},
+    {"rl.rollout_s", K::number, "s", json, P::fits_if_set, rl_figure<&RlResult::rollout_s>, "per step: its share of the rollout, (generation + scoring) / `rl.ppo_epochs`; with the four `breakdown` parts it sums to `iteration_s`"},
+    {"rl.generation_s", K::number, "s", json, P::fits_if_set, rl_figure<&RlResult::generation_s>, "per rollout and GPU: prefill and decode of the responses to the GPU's prompts, in one batch"},
+    {"rl.scoring_s", K::number, "s", json, P::fits_if_set, rl_figure<&RlResult::scoring_s>, "per rollout and GPU: forward passes of the policy, the critic, the reference and the reward model over the responses"},
+    {"rl.kv_cache_gib", K::number, "GiB", json, P::fits_if_set, rl_figure<&RlResult::kv_cache_gib>, "the generation's K/V cache at full length, counted in `memory.activations_gib` when larger than the training activations"},
     {"tflops_per_gpu", K::number, "TFLOP/s", both, P::fits, get<&R::tflops_per_gpu>, "model FLOPs per second per GPU, without recomputation"},
     {"mfu", K::number, "fraction", both, P::fits, get<&R::mfu>, "`tflops_per_gpu` over the GPU's dense peak at the run's precision"},
     {"hardware_tflops_per_gpu", K::number, "TFLOP/s", both, P::fits, get<&R::hardware_tflops_per_gpu>, "FLOPs executed per second per GPU, recomputed forward included"},

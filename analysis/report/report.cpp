@@ -133,6 +133,11 @@ std::string single(const Result& r) {
     if (r.breakdown.pipeline_bubble_s > 0)
         o += fmt::format("  pipeline        tp {} x pp {} x dp {}, bubble {:.2f} ms ({})\n", r.tp, r.pp, r.dp,
                          r.breakdown.pipeline_bubble_s * 1e3, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
+    if (r.rl.ppo_epochs > 0)
+        o += fmt::format("  rollout         {:.2f} ms per step ({}): generation {:.2f} s and scoring {:.2f} s per rollout over {} "
+                         "PPO epoch{}, K/V cache {:.1f} GiB\n",
+                         r.rl.rollout_s * 1e3, pct(r.rl.rollout_s, r.iteration_s), r.rl.generation_s, r.rl.scoring_s,
+                         r.rl.ppo_epochs, r.rl.ppo_epochs == 1 ? "" : "s", r.rl.kv_cache_gib);
     o += fmt::format("  per GPU         {:.1f} TFLOP/s, MFU {:.1f}%, memory {:.1f} of {:.0f} GiB\n", r.tflops_per_gpu,
                      r.mfu * 100, r.memory_per_gpu_gib, r.memory_available_gib);
     if (r.layout.searched) o += memory_parts_line(r);

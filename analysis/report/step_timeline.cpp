@@ -38,6 +38,7 @@ std::string span_name(const StepSpan& s, int micro_steps, int buckets, bool para
             return param_gather && s.index == buckets - 1 ? "parameter all-gather" : fmt::format("bucket {} reduction", s.index);
         case StepActivity::optimizer: return "optimizer";
         case StepActivity::step_overhead: return "step overhead";
+        case StepActivity::rollout: return "rollout (generate and score)";
         case StepActivity::batch: return fmt::format("batch {}", s.batch);
         case StepActivity::fetch: return "fetch";
         case StepActivity::decode: return "decode";
@@ -50,6 +51,7 @@ std::string category(StepActivity k) {
     if (on_loader(k)) return "input";
     if (k == StepActivity::gradient_comm) return "communication";
     if (k == StepActivity::input_wait || k == StepActivity::pipeline_bubble) return "idle";
+    if (k == StepActivity::rollout) return "rollout";
     return "compute";
 }
 

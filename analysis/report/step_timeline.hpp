@@ -5,7 +5,7 @@
 //
 // Tracks of the rank's process: "step" (the recorded step, one span), "compute" (micro-batches,
 // input waits, the pipeline bubble, forward, backward per gradient bucket, optimizer, step
-// overhead), "communication" (each bucket's reduction on the one communication stream), and one
+// overhead, an RL run's rollout), "communication" (each bucket's reduction on the one communication stream), and one
 // "loader worker k" per DataLoader worker (each batch it builds, with fetch, decode and copy
 // inside when storage is simulated). Arrows: a built batch to the compute that consumes it, a
 // bucket's backward to its reduction, the last reduction to the optimizer. The counter

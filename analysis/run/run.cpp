@@ -257,7 +257,7 @@ namespace {
 void check_time_budget(const Scenario& s, const StepPlan& p) {
     const TrainingPlan& t = p.training;
     const double step_ns = static_cast<double>(t.micro_steps) * std::max<double>(1.0, static_cast<double>(t.micro_fwd_bwd)) +
-                           static_cast<double>(t.optimizer + t.pipeline_bubble + t.step_overhead);
+                           static_cast<double>(t.optimizer + t.pipeline_bubble + t.step_overhead + t.rollout);
     const double years = static_cast<double>(t.iterations) * step_ns * 1e-9 / (365.25 * 86400);
     if (years > max_simulated_years)
         throw BudgetError(s.file, s.point,
@@ -330,6 +330,11 @@ Result identity(const Scenario& s) {
     r.from_instance = s.cluster.from_instance;
     r.memory_available_gib = gpu.memory_gib;
     r.accuracy = accuracy_of(gpu.name, w.model);
+    // No RL run has been validated: the LLM rows check training steps, not rollouts.
+    if (w.rl.enabled) {
+        r.accuracy.check_rows = 0;
+        r.accuracy.median_error = r.accuracy.p90_error = 0;
+    }
     r.layout.searched = w.parallelism.search;
     return r;
 }
@@ -450,8 +455,15 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     r.breakdown.compute_s = sim::to_seconds(tl.compute);
     r.breakdown.input_stall_s = sim::to_seconds(tl.input_stall);
     r.breakdown.pipeline_bubble_s = sim::to_seconds(tl.pipeline_bubble);
+    if (w.rl.enabled) {
+        r.rl.ppo_epochs = w.rl.ppo_epochs;
+        r.rl.rollout_s = sim::to_seconds(tl.rollout);
+        r.rl.generation_s = p.rollout_generation_s;
+        r.rl.scoring_s = p.rollout_scoring_s;
+        r.rl.kv_cache_gib = p.rollout_kv_cache_gib;
+    }
     r.breakdown.exposed_comm_s = std::max(0.0, r.iteration_s - r.breakdown.compute_s - r.breakdown.input_stall_s -
-                                                   r.breakdown.pipeline_bubble_s);
+                                                   r.breakdown.pipeline_bubble_s - r.rl.rollout_s);
     if (!w.trace.empty()) {
         // The replayed trace is the step: its host time, loader waits and communication are
         // the recording's, so the model's step and input pipeline give way to it.
@@ -465,11 +477,16 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
         tl.total = sim::from_seconds(ts.iteration_s * static_cast<double>(p.iterations));
         r.time_to_train_s = sim::to_seconds(tl.total);
     }
-    r.throughput_samples_per_s = r.global_batch / r.iteration_s;
+    // RL: each prompt is trained on in ppo_epochs steps.
+    r.throughput_samples_per_s = r.global_batch / r.iteration_s / (w.rl.enabled ? w.rl.ppo_epochs : 1);
     if (w.graph.domain == work::Domain::language) r.throughput_tokens_per_s = r.throughput_samples_per_s * w.graph.seq_len;
-    r.tflops_per_gpu = p.step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
+    // RL: per prompt, ppo_epochs training passes of the policy (and of the critic), a forward
+    // pass of each scoring model, and the generation, whose K/V cache makes it one forward
+    // pass over the sequence: a third of a training pass each.
+    const double passes = w.rl.enabled ? w.rl.ppo_epochs * (1.0 + double(w.rl.critic)) + (w.rl.scoring_passes() + 1) / 3.0 : 1.0;
+    r.tflops_per_gpu = passes * p.step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
     r.mfu = r.tflops_per_gpu / gpu.peak_tflops[static_cast<std::size_t>(w.precision)];
-    r.hardware_tflops_per_gpu = p.step.hardware_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
+    r.hardware_tflops_per_gpu = passes * p.step.hardware_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
     diagnose_input(p.training, p.input, tl, seed, r);
     r.simulated_iterations = tl.simulated_iterations;
     r.events = tl.events;

@@ -97,6 +97,16 @@ struct MemoryParts {
     double workspace_gib = 0;        // CUDA context, library workspaces, allocator slack
 };
 
+// RL fine-tuning (workload.rl): the rollout of each PPO iteration, per GPU. `ppo_epochs` 0:
+// not an RL run (the other figures are then 0 too).
+struct RlResult {
+    int ppo_epochs = 0;
+    double rollout_s = 0;      // per optimizer step: (generation + scoring) / ppo_epochs
+    double generation_s = 0;   // per rollout: prefill and decode of the GPU's prompts
+    double scoring_s = 0;      // per rollout: the scoring models' forward passes
+    double kv_cache_gib = 0;   // the generation's K/V cache
+};
+
 struct Result {
     std::string name, point, model, gpu, precision;
     std::string framework;           // the framework profile (`workload.framework`)
@@ -119,6 +129,7 @@ struct Result {
     double throughput_tokens_per_s = 0;   // 0 for vision models
     double iteration_s = 0;
     Breakdown breakdown;
+    RlResult rl;
     double tflops_per_gpu = 0;      // model FLOPs (no recomputation) per second per GPU
     double mfu = 0;                 // tflops_per_gpu / dense peak at the precision
     double hardware_tflops_per_gpu = 0;  // FLOPs executed, recomputation included

@@ -99,7 +99,7 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 52 && member_count<Breakdown>() == 4 && member_count<InputDiagnosis>() == 9 &&
+static_assert(member_count<Result>() == 53 && member_count<Breakdown>() == 4 && member_count<RlResult>() == 5 && member_count<InputDiagnosis>() == 9 &&
                   member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 32 &&
                   member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
@@ -140,6 +140,11 @@ void each_member(R& r, V&& v) {
     v("breakdown.exposed_comm_s", r.breakdown.exposed_comm_s);
     v("breakdown.input_stall_s", r.breakdown.input_stall_s);
     v("breakdown.pipeline_bubble_s", r.breakdown.pipeline_bubble_s);
+    v("rl.ppo_epochs", r.rl.ppo_epochs);
+    v("rl.rollout_s", r.rl.rollout_s);
+    v("rl.generation_s", r.rl.generation_s);
+    v("rl.scoring_s", r.rl.scoring_s);
+    v("rl.kv_cache_gib", r.rl.kv_cache_gib);
     v("tflops_per_gpu", r.tflops_per_gpu);
     v("mfu", r.mfu);
     v("hardware_tflops_per_gpu", r.hardware_tflops_per_gpu);

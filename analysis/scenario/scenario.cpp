@@ -84,6 +84,11 @@ constexpr NumberRange scenario_ranges_table[] = {
     // LoRA ranks in use run 4 to 256 (Hu et al. 2021; QLoRA 64); 65536 bounds any hidden size.
     {"workload.lora.rank", 0, 65536, ""},
     {"workload.seq_len", 1, 4194304, "tokens"},
+    // RL: a rollout's prompt and response, each up to half the longest sequence; PPO runs 1 to
+    // 15 epochs per rollout (Schulman et al. 2017, Table 3 to 5: 3 to 15; OpenRLHF 1).
+    {"workload.rl.prompt_tokens", 1, 2097152, "tokens"},
+    {"workload.rl.response_tokens", 1, 2097152, "tokens"},
+    {"workload.rl.ppo_epochs", 1, 1000, "epochs"},
     {"workload.padding_fraction", 0, 0.95, "fraction"},
     // Batch: a global batch beyond 2^24 samples has no published training recipe.
     {"workload.batch_per_gpu", 1, 1048576, "samples"},
@@ -210,6 +215,13 @@ const Registry<bool>& activations() {
     return r;
 }
 
+// RL algorithms `workload.rl.algorithm` names (RlSpec). GRPO and the other critic-free
+// variants differ in their passes and group sampling; only PPO is modelled.
+const Registry<bool>& rl_algorithms() {
+    static const Registry<bool> r{"RL algorithm", {{"ppo", true, "proximal policy optimisation with a critic (Schulman et al. 2017; RLHF: Ouyang et al. 2022)"}}};
+    return r;
+}
+
 // `parallelism`: "auto", an object {"auto": true, "objective", overlap switches}, or a layout
 // object. With auto, every key the search chooses is refused: a search that must respect a
 // fixed tp is a different question, and the user would not see which keys it kept.
@@ -303,7 +315,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
                  "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
-                 "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace"});
+                 "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
     w.model = o.at("model").as_name(models.what(), models.names());
@@ -359,6 +371,23 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     } else if (is_txl) {
         k.seq_len = work::find_txl_preset(w.model)->shape.tgt_len;
     }
+    if (auto x = o.get("rl")) {
+        if (!is_gpt && !is_preset) x->fail("'rl' fine-tunes a GPT-family model ('gpt' or a preset), not '" + w.model + "'");
+        Object rl(*x, {"algorithm", "prompt_tokens", "response_tokens", "ppo_epochs", "critic", "reference", "reward_model"});
+        rl.at("algorithm").as(rl_algorithms());
+        w.rl.enabled = true;
+        w.rl.prompt_tokens = positive_int(rl.at("prompt_tokens"));
+        w.rl.response_tokens = positive_int(rl.at("response_tokens"));
+        if (auto e = rl.get("ppo_epochs")) w.rl.ppo_epochs = positive_int(*e);
+        if (auto c = rl.get("critic")) w.rl.critic = c->as_bool();
+        if (auto c = rl.get("reference")) w.rl.reference = c->as_bool();
+        if (auto c = rl.get("reward_model")) w.rl.reward_model = c->as_bool();
+        const int total = w.rl.prompt_tokens + w.rl.response_tokens;
+        if (auto sl = o.get("seq_len"); sl && k.seq_len != total)
+            sl->fail("expected prompt_tokens + response_tokens (" + str(total) + ") with 'rl', got " + str(k.seq_len) +
+                     "; or leave 'seq_len' out");
+        k.seq_len = static_cast<int>(total);
+    }
     if (auto x = o.get("task")) {
         if (!is_bert) x->fail("'task' applies to BERT models only");
         k.task = x->as(bert_tasks());
@@ -397,6 +426,24 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
         // A GPT-family model given by its global batch, without a layout: the layout search
         // chooses one (a 70B model has no data-parallel layout that fits).
         w.parallelism.search = (is_gpt || is_preset) && global && !elastic_given;
+    }
+    if (w.rl.enabled) {
+        // Generation is priced on one GPU holding the whole policy, and the critic trains as
+        // a copy of the policy's data-parallel step (analysis/plan).
+        const Value rl = o.at("rl");
+        const auto& par = w.parallelism;
+        if (par.search) {
+            if (o.has("parallelism")) o.at("parallelism").fail("'rl' runs data parallel (ZeRO 0 to 2): give a layout, not \"auto\"");
+            w.parallelism.search = false;
+        }
+        if (par.model_parallel() > 1)
+            (o.has("parallelism") ? o.at("parallelism") : rl)
+                .fail("'rl' runs data parallel: generation with tensor, pipeline or context parallelism is not modelled; "
+                      "expected tp, pp and cp of 1");
+        if (par.zero > 2)
+            o.at("parallelism").fail("'rl' runs data parallel with ZeRO 0 to 2: generation from ZeRO-3 shards (a parameter "
+                                     "gather per token) is not modelled");
+        if (w.lora_rank > 0) rl.fail("'rl' with 'lora' is not modelled: the critic and policy train every weight");
     }
     const bool search = w.parallelism.search;
     if (per_gpu) {

@@ -72,6 +72,22 @@ struct Parallelism {
     int model_parallel() const { return tp * pp * cp; }
 };
 
+// Reinforcement-learning fine-tuning with PPO (`workload.rl`), as RLHF frameworks run it
+// (OpenRLHF, DeepSpeed-Chat, verl): each optimizer step's samples are prompts. The policy
+// first generates a response to each (the rollout: prefill, then one decode step per token);
+// the responses are scored by forward passes of the policy (old log-probabilities), the
+// critic (values) and the frozen reference (KL penalty) and reward models; then policy and
+// critic train on them for `ppo_epochs` passes, one optimizer step each. Every model has the
+// policy's shape; the sequence is prompt_tokens + response_tokens.
+struct RlSpec {
+    bool enabled = false;
+    int prompt_tokens = 0, response_tokens = 0;
+    int ppo_epochs = 1;
+    bool critic = true, reference = true, reward_model = true;
+    // Forward passes over each sample to score a rollout.
+    int scoring_passes() const { return 1 + int(critic) + int(reference) + int(reward_model); }
+};
+
 struct WorkloadSpec {
     std::string model;             // registry name: resnet50, bert-base, bert-large, gpt, or a GPT preset
     work::Workload graph;          // the built model: layers of ops with their shapes
@@ -97,6 +113,7 @@ struct WorkloadSpec {
     // and precision when they differ from the recording) and takes the replayed iteration as the
     // step time; the model and batch_per_gpu still give the samples per step and the memory.
     std::string trace;
+    RlSpec rl;
 };
 
 struct ClusterSpec {

@@ -105,7 +105,7 @@ private:
             backwards_.push_back(bwd);
             prev = bwd;
         }
-        auto opt = graph_.add_delay("optimizer", plan_.optimizer + plan_.step_overhead);
+        auto opt = graph_.add_delay("optimizer", plan_.optimizer + plan_.step_overhead + plan_.rollout);
         graph_.precede(prev, opt);
         for (auto c : comms) graph_.precede(c, opt);
         comms_ = comms;
@@ -438,7 +438,8 @@ private:
         t.compute = compute;
         t.input_stall = (stall_at(j + p) - stall_at(j)) / p;
         t.pipeline_bubble = plan_.pipeline_bubble;
-        t.exposed_comm = std::max<sim::Time>(0, t.iteration - compute - t.input_stall - t.pipeline_bubble);
+        t.rollout = plan_.rollout;
+        t.exposed_comm = std::max<sim::Time>(0, t.iteration - compute - t.input_stall - t.pipeline_bubble - t.rollout);
         if (epoch_count_ > 0) {
             std::vector<std::pair<sim::Time, sim::Time>> bounds = marks_;
             for (std::int64_t e = static_cast<std::int64_t>(bounds.size()); e < epoch_count_; ++e) {
@@ -479,7 +480,9 @@ private:
         }
         const sim::Time opt = graph_.started_at(optimizer_);
         record({StepActivity::optimizer, -1, -1, -1, opt, opt + plan_.optimizer}, step_);
-        record({StepActivity::step_overhead, -1, -1, -1, opt + plan_.optimizer, graph_.finished_at(optimizer_)}, step_);
+        const sim::Time end = graph_.finished_at(optimizer_);
+        record({StepActivity::step_overhead, -1, -1, -1, opt + plan_.optimizer, end - plan_.rollout}, step_);
+        if (plan_.rollout > 0) record({StepActivity::rollout, -1, -1, -1, end - plan_.rollout, end}, step_);
     }
 
     // A step starts: keep only what the step that just ended, or a later one, may show.

@@ -55,6 +55,9 @@ struct TrainingPlan {
     std::vector<sim::Time> bucket_comm;  // all-reduce time of each bucket
     sim::Time optimizer = 0;
     sim::Time step_overhead = 0;      // host-side time per step outside kernels
+    // RL fine-tuning: the rollout (generating responses and scoring them) per optimizer step,
+    // after the update; the GPU does nothing else meanwhile. 0: supervised training.
+    sim::Time rollout = 0;
     // Input pipeline (workers == 0: data is already on the GPU).
     int workers = 0;
     int prefetch_factor = 2;
@@ -77,7 +80,8 @@ struct Timeline {
     sim::Time compute = 0;            // per step, steady state
     sim::Time exposed_comm = 0;       // per step, steady state
     sim::Time input_stall = 0;        // per step, steady state
-    sim::Time pipeline_bubble = 0;    // per step; compute + exposed_comm + input_stall + bubble = iteration
+    sim::Time pipeline_bubble = 0;    // per step
+    sim::Time rollout = 0;            // per step; compute + exposed_comm + input_stall + bubble + rollout = iteration
     sim::Time total_input_stall = 0;  // over the whole run
     std::vector<EpochStats> epochs;   // when plan.epoch_batches > 0, in order
     std::int64_t simulated_iterations = 0;  // the rest were fast-forwarded
@@ -98,6 +102,7 @@ enum class StepActivity {
     gradient_comm,   // the reduction of bucket `index` on the communication stream
     optimizer,
     step_overhead,   // host-side time per step outside kernels
+    rollout,         // RL: generation and scoring of the next step's samples
     batch,           // a loader worker builds micro-batch `batch` (the whole of it, waits included)
     fetch,           // storage stages inside `batch`: reading from the source,
     decode,          //   decoding on a CPU core,

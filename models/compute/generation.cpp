@@ -1,6 +1,7 @@
 #include "models/compute/generation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -50,12 +51,22 @@ GenerationCost generation_cost(const work::Workload& w, const GpuModel& gpu, Pre
         else t += gemm(rows, f / n_tp, h) + stream(2 * rows * f / n_tp);
         return t + gemm(rows, h, f / n_tp);
     };
-    // The q new tokens of each sample against c cached keys: per sample and K/V head, the
-    // group's q x heads/kv_heads query rows times K (c keys), then times V. `share` of the
-    // pairs is computed (a causal prefill skips the half above the diagonal). Without a fused
-    // kernel the scores are written and read back by the softmax.
+    // The q new tokens of each sample against c cached keys, one fused kernel as FlashAttention
+    // and Flash-Decoding run it: per sample and K/V head, the group's q x heads/kv_heads query
+    // rows against K, then V. FLOPs: the two products, 4 (q group) c d per K/V head, of which
+    // `share` is computed (a causal prefill skips the half above the diagonal). Traffic: Q and
+    // O, and the cache's K and V read once per K/V head. Work is split into blocks of 128 query
+    // rows, and along the keys in chunks of 128 when there are fewer query blocks than SMs
+    // (Flash-Decoding, Dao et al. 2023: "split the keys/values in smaller chunks"), so a
+    // decode step is not padded to 128 query rows as a GEMM tile would be. Without a fused
+    // kernel the scores are also written and read back by the softmax.
     const auto attend = [&](double q, double c, double share) {
-        units::Seconds t = (gemm(q * group, c, d, batch * kv_here) + gemm(q * group, d, c, batch * kv_here)) * share;
+        const double rows = q * group, heads_kv = batch * kv_here;
+        const double flops = 4 * rows * c * d * heads_kv * share;
+        const double traffic = (2 * rows * d + 2 * c * d) * heads_kv * e;
+        double blocks = std::ceil(rows / 128) * heads_kv;
+        if (blocks < gpu.spec().sms) blocks *= std::ceil(c / 128);
+        units::Seconds t = gpu.attention_time(flops, blocks, traffic, g);
         if (!flash) t += stream(2 * batch * (a / n_tp) * q * c * share);
         return t;
     };
@@ -70,8 +81,8 @@ GenerationCost generation_cost(const work::Workload& w, const GpuModel& gpu, Pre
     // cache holds the prompt and the tokens generated so far.
     const units::Seconds fixed = embed(1) + block(1) * layers + head;
     for (int t = 1; t < response; ++t) c.decode += fixed + attend(1, P + t, 1.0) * layers;
-    // Embedding, 10 block kernels and 2 or 3 attention kernels per layer, the head's 3.
-    c.kernels_per_token = 1 + (10 + (flash ? 2 : 3)) * w.n_layers + 3;
+    // Embedding, 10 block kernels and 1 or 2 attention kernels per layer, the head's 3.
+    c.kernels_per_token = 1 + (10 + (flash ? 1 : 2)) * w.n_layers + 3;
     c.kv_cache = units::Bytes{2 * layers * kv_here * d * (P + response) * batch * e};
     return c;
 }

@@ -6,9 +6,9 @@
 // GEMMs by their tiles and their traffic (at a decode step the m dimension is the batch, so
 // the k x n weights dominate the traffic and the step is bound by HBM bandwidth), streaming
 // ops by their bytes, each kernel with the calibrated per-kernel overhead. Attention over the
-// cache runs as grouped GEMMs: per sample and K/V head, the group's queries (heads / kv_heads
-// rows per new token) against the cached keys, then against the cached values; their dense
-// traffic is the cache read. Tensor parallelism divides the heads, the MLP width and the
+// cache is one fused kernel (FlashAttention / Flash-Decoding) priced by GpuModel::attention_time:
+// per sample and K/V head, the group's queries (heads / kv_heads rows per new token) against
+// the cached keys and values, its traffic the cache read. Tensor parallelism divides the heads, the MLP width and the
 // vocabulary; its per-layer all-reduces are not priced here (callers refuse tp > 1).
 // Runs in the precision attention runs in for the step precision (fp8 training generates in
 // bf16, GpuModel::attention_precision): the precision inference engines keep by default.
