@@ -7,11 +7,11 @@
 // average, more than the 256 reserved, so that the autoscaler leases and releases on-demand
 // nodes all along.
 //
-// BM_replay_deep_queue replays the same kind of trace on a cluster too small for it: 4 reserved
-// and up to 8 on-demand 8-GPU nodes (96 GPUs) for about 346 GPUs of work, so that the queue
-// grows all along (tens of thousands of jobs wait at the end of 100,000) and every scheduling pass
-// and autoscaler scan meets a deep queue, as a real trace does on an undersized cluster. Memory
-// then follows the queue, which is the jobs in flight.
+// BM_replay_deep_queue replays the same kind of trace on a cluster a little too small for it: 24
+// reserved and up to 16 on-demand 8-GPU nodes (320 GPUs) for about 346 GPUs of work, so that the
+// queue grows all along (13,695 jobs in flight at the end of 100,000) and every scheduling pass
+// and autoscaler scan meets a deep queue with the on-demand pool at max_nodes, as a real trace
+// does on an undersized cluster. Memory then follows the queue, which is the jobs in flight.
 //
 // Reported per run: jobs_per_s (jobs read and replayed per second of CPU), cpu_s,
 // peak_in_flight (jobs queued or running at once: what memory follows), peak_rss_mib (the
