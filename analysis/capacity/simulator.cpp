@@ -786,7 +786,7 @@ private:
             for (int f = 0; f <= p.gpn; ++f) hist[i][static_cast<std::size_t>(f)] = static_cast<int>(p.by_free[static_cast<std::size_t>(f)].size());
             hist[i][static_cast<std::size_t>(p.gpn)] += static_cast<int>(p.provisioning.size());
             room[i] = p.spec->scalable() ? p.spec->max_nodes - p.alive : 0;
-            room_left += room[i];
+            room_left += std::max(0, room[i]);
         }
         // The scan only decides what to add: once no pool has room left, the rest of it can add
         // nothing, so it stops there (a deep queue on pools at max_nodes would otherwise be walked
