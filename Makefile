@@ -85,6 +85,7 @@ bench: deps
 	# Importing recorded op-level traces (Kineto).
 	./build/ci/tests/bench/trace_bench --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_display_aggregates_only=true
 	for n in 100000 1000000; do ./build/ci/tests/bench/capacity_bench --benchmark_filter="BM_replay/$$n/"; done
+	./build/ci/tests/bench/capacity_bench --benchmark_filter="BM_replay_deep_queue/100000/"
 
 clean:
 	rm -rf build

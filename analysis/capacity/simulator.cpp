@@ -431,6 +431,7 @@ private:
         Time shadow = sim::time_max;
         int shadow_pool = -1;
         int tried = 0;
+        int largest = 0;  // largest_fit() while blocked
         for (auto it = queue_.begin(); it != queue_.end();) {
             if (busy_ >= ready_gpus_) break;  // nothing free anywhere
             const std::uint32_t s = it->slot;
@@ -442,16 +443,42 @@ private:
                 blocked = true;
                 if (!policy_->backfill()) break;
                 reservation(s, shadow, shadow_pool);
+                largest = largest_fit();
                 ++it;
                 continue;
             }
             if (++tried > backfill_max_jobs) break;
-            if (try_start(s, shadow, shadow_pool)) {
+            // A job larger than any pool could place now cannot start: it is passed over without
+            // looking at it (it still counts as tried). In a deep queue most of the jobs behind a
+            // blocked head are such.
+            if (it->q.gpus <= largest && try_start(s, shadow, shadow_pool)) {
                 it = queue_.erase(it);
+                largest = largest_fit();
                 continue;
             }
             ++it;
         }
+    }
+
+    // The most GPUs one job could be given now in some pool, whatever its constraints: fit()
+    // finds nodes for `g` GPUs in pool p exactly when g <= p's whole free nodes times its GPUs
+    // per node, or, with no whole node free, g <= the most free GPUs of one node.
+    int largest_fit() const {
+        int most = 0;
+        for (const PoolState& p : pools_) {
+            const auto whole = p.by_free[static_cast<std::size_t>(p.gpn)].size();
+            if (whole > 0) {
+                const std::int64_t gpus = static_cast<std::int64_t>(whole) * p.gpn;
+                most = static_cast<int>(std::min<std::int64_t>(std::max<std::int64_t>(most, gpus), std::numeric_limits<int>::max()));
+                continue;
+            }
+            for (int f = p.gpn - 1; f > most; --f)
+                if (!p.by_free[static_cast<std::size_t>(f)].empty()) {
+                    most = f;
+                    break;
+                }
+        }
+        return most;
     }
 
     // The earliest time the blocked head could start by the estimates, and its pool.
@@ -752,16 +779,21 @@ private:
         // room below max_nodes, per pool, as counts of nodes by free GPUs.
         std::vector<std::vector<int>> hist(pools_.size());
         std::vector<int> room(pools_.size()), add(pools_.size());
+        int room_left = 0;  // nodes all pools may still add
         for (std::size_t i = 0; i < pools_.size(); ++i) {
             const PoolState& p = pools_[i];
             hist[i].resize(static_cast<std::size_t>(p.gpn) + 1);
             for (int f = 0; f <= p.gpn; ++f) hist[i][static_cast<std::size_t>(f)] = static_cast<int>(p.by_free[static_cast<std::size_t>(f)].size());
             hist[i][static_cast<std::size_t>(p.gpn)] += static_cast<int>(p.provisioning.size());
             room[i] = p.spec->scalable() ? p.spec->max_nodes - p.alive : 0;
+            room_left += std::max(0, room[i]);
         }
+        // The scan only decides what to add: once no pool has room left, the rest of it can add
+        // nothing, so it stops there (a deep queue on pools at max_nodes would otherwise be walked
+        // a thousand jobs deep every scan interval, for nothing).
         int scanned = 0;
         for (const QueueKey& key : queue_) {
-            if (++scanned > autoscaler_max_jobs) break;
+            if (room_left == 0 || ++scanned > autoscaler_max_jobs) break;
             const ActiveJob& a = jobs_[key.slot];
             if (!by_length && now - a.submit < wait_threshold_) continue;
             const int g = a.job.gpus;
@@ -780,6 +812,7 @@ private:
                         }
                     if (!placed && room[i] > 0) {
                         --room[i];
+                        --room_left;
                         ++add[i];
                         ++h[static_cast<std::size_t>(p.gpn - g)];
                         placed = true;
@@ -792,6 +825,7 @@ private:
                         placed = true;
                     } else if (room[i] >= k - have) {
                         room[i] -= k - have;
+                        room_left -= k - have;
                         add[i] += k - have;
                         h[static_cast<std::size_t>(p.gpn)] = 0;
                         placed = true;

@@ -7,12 +7,19 @@
 // average, more than the 256 reserved, so that the autoscaler leases and releases on-demand
 // nodes all along.
 //
+// BM_replay_deep_queue replays the same kind of trace on a cluster a little too small for it: 24
+// reserved and up to 16 on-demand 8-GPU nodes (320 GPUs) for about 346 GPUs of work, so that the
+// queue grows all along (13,695 jobs in flight at the end of 100,000) and every scheduling pass
+// and autoscaler scan meets a deep queue with the on-demand pool at max_nodes, as a real trace
+// does on an undersized cluster. Memory then follows the queue, which is the jobs in flight.
+//
 // Reported per run: jobs_per_s (jobs read and replayed per second of CPU), cpu_s,
 // peak_in_flight (jobs queued or running at once: what memory follows), peak_rss_mib (the
 // process's peak resident memory), and the replay's p95 wait and cost as a check that the work
 // was done. Writing the trace is not timed.
 //
 //   ninja -C build/ci capacity_bench && build/ci/tests/bench/capacity_bench
+//   build/ci/tests/bench/capacity_bench --benchmark_filter=deep_queue
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -50,20 +57,20 @@ struct Trace {
     ~Trace() { std::remove(path.c_str()); }
 };
 
-capacity::ClusterConfig config() {
+capacity::ClusterConfig config(int base_nodes, int burst_nodes) {
     capacity::ClusterConfig c;
     c.scheduler = "backfill";
     capacity::Pool base;
     base.name = "base";
     base.gpu = "a100-sxm4-40gb";
     base.kind = capacity::PoolKind::reserved;
-    base.nodes = base.max_nodes = 32;
+    base.nodes = base.max_nodes = base_nodes;
     base.usd_per_node_hour = 13.92;
     capacity::Pool burst = base;
     burst.name = "burst";
     burst.kind = capacity::PoolKind::on_demand;
     burst.nodes = 0;
-    burst.max_nodes = 32;
+    burst.max_nodes = burst_nodes;
     burst.usd_per_node_hour = 21.96;
     c.pools = {base, burst};
     return c;
@@ -75,9 +82,8 @@ double cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-void BM_replay(benchmark::State& state) {
+void replay(benchmark::State& state, const capacity::ClusterConfig& c) {
     const auto count = state.range(0);
-    const capacity::ClusterConfig c = config();
     const Trace trace(count);
     capacity::ClusterResult r;
     double cpu = 0;
@@ -100,7 +106,12 @@ void BM_replay(benchmark::State& state) {
     state.counters["finished"] = static_cast<double>(r.finished);
     state.counters["cost_musd"] = r.cost_usd / 1e6;
 }
+
+void BM_replay(benchmark::State& state) { replay(state, config(32, 32)); }
 BENCHMARK(BM_replay)->Arg(100000)->Arg(1000000)->Unit(benchmark::kSecond)->Iterations(1);
+
+void BM_replay_deep_queue(benchmark::State& state) { replay(state, config(24, 16)); }
+BENCHMARK(BM_replay_deep_queue)->Arg(10000)->Arg(100000)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

@@ -111,6 +111,24 @@ TEST_CASE("EASY backfill starts C beside A because it ends before B's reservatio
     CHECK(r.jobs.at("j3-4-2000").wait_s == doctest::Approx(1497));
 }
 
+TEST_CASE("EASY backfill tries at most 100 jobs behind a blocked head, counting those too large to place") {
+    // A (4 GPUs, 0-1000) runs; B (8 GPUs) heads the queue with its reservation at 1000; then n
+    // jobs of 8 GPUs, which cannot start while A holds half the node; then X (4 GPUs, 100 s), which
+    // would end long before 1000. X is the (n + 1)th job tried behind B: it backfills at its
+    // arrival when that is within Slurm's bf_max_job_test of 100, and waits for A's end otherwise.
+    for (const int n : {99, 100}) {
+        CAPTURE(n);
+        std::vector<jobs::Job> trace{job(0, 4, 1000), job(1, 8, 500)};
+        for (int i = 0; i < n; ++i) trace.push_back(job(2 + i, 8, 500));
+        trace.push_back(job(2 + n, 4, 100));
+        const Run r = replay(one_node("backfill"), trace);
+        const auto& x = r.jobs.at("j" + std::to_string(2 + n) + "-4-100");
+        if (n < capacity::backfill_max_jobs) CHECK(x.start_s == doctest::Approx(2 + n));
+        else CHECK(x.start_s >= 1000);
+        CHECK(r.result.finished == n + 3);
+    }
+}
+
 TEST_CASE("SJF orders the queue by estimated GPU-seconds: E (800) before B (4000) before D (8000)") {
     // C (3600 GPU-s) passes B at 2 and fits beside A; E heads the queue from 4 and starts when A
     // ends at 1000; B follows at 1100, D at 1600.
