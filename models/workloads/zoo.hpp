@@ -89,6 +89,13 @@ Workload bert(std::string_view size, int seq_len, AttentionKind attention = Atte
 Workload bert_squad(std::string_view size, int seq_len = 384,
                     AttentionKind attention = AttentionKind::unfused);
 Workload gpt(const GptShape& s, std::string name = "gpt");
+// PointNet++ SSG semantic segmentation (Qi et al. 2017) as the reference code trains it on
+// ScanNet (charlesq34/pointnet2, models/pointnet2_sem_seg.py and scannet/train.py): `points`
+// xyz points per sample (8192 there, >= 1024 so that the first level can sample its 1024
+// centres), four set-abstraction levels (1024, 256, 64, 16 centres of 32 neighbours), four
+// feature-propagation levels and a per-point head over `classes` classes (21). Model name
+// "pointnet2-ssg-scannet"; ops and sources in models/workloads/README.md.
+Workload pointnet2_semseg(int points = 8192, int classes = 21);
 Workload transformer_xl(const TxlShape& s, std::string name = "transformer-xl");
 
 struct Preset {
@@ -118,13 +125,14 @@ struct ModelInfo {
     std::string_view name;
     std::string_view description;
 };
-// Every model name a scenario may use: "resnet50", "bert-base", "bert-large", "gpt" (a
-// custom shape), every GPT preset name and every Transformer-XL preset name, each with a
-// one-line description.
+// Every model name a scenario may use: "resnet50", "pointnet2-ssg-scannet", "bert-base",
+// "bert-large", "gpt" (a custom shape), every GPT preset name and every Transformer-XL preset
+// name, each with a one-line description.
 std::span<const ModelInfo> model_names();
 // The same names, in the same order. The value is the GPT preset of that name, or nullptr
-// for the others: the models that take their shape from the scenario (resnet50, bert-base,
-// bert-large, gpt) and the Transformer-XL presets (find_txl_preset).
+// for the others: the models that take their shape from the scenario (resnet50,
+// pointnet2-ssg-scannet, bert-base, bert-large, gpt) and the Transformer-XL presets
+// (find_txl_preset).
 const Registry<const Preset*>& model_registry();
 
 }  // namespace rentsim::work
