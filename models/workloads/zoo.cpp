@@ -661,27 +661,20 @@ constexpr double fps_flops = distance_flops + 1;
 constexpr double interpolate_flops = 5;
 constexpr double group_flops = 3;  // subtract the centre from the neighbour's xyz
 
-// Set-abstraction level: npoint centres, nsample neighbours each within radius (radius only
-// selects neighbours: it changes no count), a shared MLP of three 1x1 convolutions.
-struct SaLevel {
-    int npoint, nsample;
-    std::array<int, 3> mlp;
-};
-// Feature propagation: interpolate the coarse level's features onto the fine points, concat
-// the fine level's own, a shared MLP (zeros: unused widths).
-struct FpLevel {
-    std::array<int, 3> mlp;
-};
+// Shared MLP widths of one level (zeros: unused). A set-abstraction level groups neighbours
+// within a radius around its centres (the radius selects neighbours: it changes no count); a
+// feature-propagation level interpolates the coarse level's features onto the fine points and
+// concatenates the fine level's own.
+using Widths = std::array<int, 3>;
 
 // charlesq34/pointnet2 models/pointnet2_sem_seg.py (read 2026-12-02): pointnet_sa_module with
-// npoint 1024/256/64/16, radius 0.1/0.2/0.4/0.8, nsample 32, mlp [32,32,64], [64,64,128],
-// [128,128,256], [256,256,512]; pointnet_fp_module [256,256], [256,256], [256,128],
-// [128,128,128]; fc1 conv1d 128 + BN, dropout keep 0.5, fc2 conv1d num_class.
-constexpr std::array<SaLevel, 4> scannet_sa{{{1024, 32, {32, 32, 64}},
-                                             {256, 32, {64, 64, 128}},
-                                             {64, 32, {128, 128, 256}},
-                                             {16, 32, {256, 256, 512}}}};
-constexpr std::array<FpLevel, 4> scannet_fp{{{{256, 256, 0}}, {{256, 256, 0}}, {{256, 128, 0}}, {{128, 128, 128}}}};
+// npoint 1024/256/64/16 (PointNet2Shape::centres), radius 0.1/0.2/0.4/0.8, nsample 32, mlp
+// [32,32,64], [64,64,128], [128,128,256], [256,256,512]; pointnet_fp_module [256,256],
+// [256,256], [256,128], [128,128,128]; fc1 conv1d 128 + BN, dropout keep 0.5, fc2 conv1d
+// num_class. openpoints' PointNet2Encoder/Decoder (PointNeXt's cfgs/s3dis/pointnet++.yaml)
+// use the same widths.
+constexpr std::array<Widths, 4> sa_mlps{{{32, 32, 64}, {64, 64, 128}, {128, 128, 256}, {256, 256, 512}}};
+constexpr std::array<Widths, 4> fp_mlps{{{256, 256, 0}, {256, 256, 0}, {256, 128, 0}, {128, 128, 128}}};
 
 struct OpNames {
     std::string_view conv, bn, relu;
@@ -696,11 +689,11 @@ constexpr std::array<std::string_view, 4> fp_layer_names{"fp4", "fp3", "fp2", "f
 // tf_util.conv2d adds one before its batch norm), BatchNorm and ReLU. Conv and BN stash their
 // inputs; ReLU outputs are stashed by the next conv (or the max-pool). `input_grad`: the first
 // conv's input needs a gradient.
-int append_shared_mlp(Layer& layer, double m, int in, const std::array<int, 3>& widths, bool input_grad) {
+int append_shared_mlp(Layer& layer, double m, int in, const Widths& widths, bool input_grad, bool bias) {
     for (std::size_t j = 0; j < widths.size() && widths[j] > 0; ++j) {
         const double k = in, n = widths[j];
         Op c{.name = mlp_names[j].conv, .cls = OpClass::conv, .m = m, .n = n, .k = k, .batch = 1,
-             .fwd_flops = 2 * m * n * k, .fwd_elems = m * k + m * n, .weight_elems = k * n + n,
+             .fwd_flops = 2 * m * n * k, .fwd_elems = m * k + m * n, .weight_elems = k * n + (bias ? n : 0),
              .saved_elems = m * k};
         c.input_grad = j > 0 || input_grad;
         layer.ops.push_back(c);
@@ -724,20 +717,26 @@ Op index_op(std::string_view name, double tests, double flops_per_test, double t
 
 }  // namespace
 
-Workload pointnet2_semseg(int points, int classes) {
-    if (points < scannet_sa[0].npoint)
-        throw std::invalid_argument("pointnet2: " + std::to_string(points) + " points per sample, expected at least " +
-                                    std::to_string(scannet_sa[0].npoint) + " (the first level's centres)");
-    if (classes < 2) throw std::invalid_argument("pointnet2: expected at least 2 classes, got " + std::to_string(classes));
+Workload pointnet2_semseg(const PointNet2Shape& shape) {
+    const auto fail = [](const std::string& why) { throw std::invalid_argument("pointnet2: " + why); };
+    if (shape.centres[0] > shape.points)
+        fail(std::to_string(shape.points) + " points per sample, expected at least " +
+             std::to_string(shape.centres[0]) + " (the first level's centres)");
+    for (std::size_t l = 0; l < shape.centres.size(); ++l)
+        if (shape.centres[l] < 1 || (l > 0 && shape.centres[l] > shape.centres[l - 1]))
+            fail("expected decreasing positive centres per level, got " + std::to_string(shape.centres[l]) +
+                 " at level " + std::to_string(l + 1));
+    if (shape.neighbours < 1) fail("expected at least 1 neighbour, got " + std::to_string(shape.neighbours));
+    if (shape.in_features < 0) fail("expected 0 or more input features, got " + std::to_string(shape.in_features));
+    if (shape.classes < 2) fail("expected at least 2 classes, got " + std::to_string(shape.classes));
     Workload w{.name = "pointnet2-ssg-scannet", .domain = Domain::vision};
     w.adam = true;  // scannet/train.py: --optimizer adam
 
-    // Level l has n[l] points with c[l] features (level 0: the input xyz, no features).
-    std::array<double, 5> n{static_cast<double>(points), 0, 0, 0, 0};
-    std::array<int, 5> c{0, 0, 0, 0, 0};
-    for (std::size_t l = 0; l < scannet_sa.size(); ++l) {
-        const SaLevel& sa = scannet_sa[l];
-        const double big_n = n[l], s = sa.npoint, k = sa.nsample, rows = s * k;
+    // Level l has n[l] points with c[l] features (level 0: the input points).
+    std::array<double, 5> n{static_cast<double>(shape.points), 0, 0, 0, 0};
+    std::array<int, 5> c{shape.in_features, 0, 0, 0, 0};
+    for (std::size_t l = 0; l < sa_mlps.size(); ++l) {
+        const double big_n = n[l], s = shape.centres[l], k = shape.neighbours, rows = s * k;
         const int in = c[l] + 3;  // use_xyz: relative xyz concatenated to the features
         Layer layer{.name = sa_layer_names[l], .ops = {}, .params = 0, .repeat = 1};
         // Farthest point sampling: s dependent rounds, each reading every point's xyz and
@@ -751,9 +750,9 @@ Workload pointnet2_semseg(int points, int classes) {
         // Group: gather k neighbours' features and xyz per centre, xyz made relative.
         Op group = pointwise("group", OpClass::elementwise, rows, in, 1, 0, 2 * rows * in, 0, TpSplit::none);
         group.fwd_flops = group_flops * rows;
-        group.input_grad = c[l] > 0;  // level 1 groups the raw xyz: nothing to differentiate
+        group.input_grad = l > 0;  // level 1 groups the input points: nothing to differentiate
         layer.ops.push_back(group);
-        const int out = append_shared_mlp(layer, rows, in, sa.mlp, c[l] > 0);
+        const int out = append_shared_mlp(layer, rows, in, sa_mlps[l], l > 0, shape.conv_bias);
         // Max over the k neighbours: k - 1 compares per output; stashes its input for the
         // backward's arg-max.
         layer.ops.push_back(pointwise("maxpool", OpClass::elementwise, s, out, 1, k - 1, rows * out + s * out,
@@ -765,8 +764,8 @@ Workload pointnet2_semseg(int points, int classes) {
     }
     // Feature propagation from level 4 down to level 0: fine level f = 3, 2, 1, 0.
     int coarse_c = c[4];
-    for (std::size_t i = 0; i < scannet_fp.size(); ++i) {
-        const std::size_t f = scannet_fp.size() - 1 - i;
+    for (std::size_t i = 0; i < fp_mlps.size(); ++i) {
+        const std::size_t f = fp_mlps.size() - 1 - i;
         const double fine = n[f], coarse = n[f + 1];
         Layer layer{.name = fp_layer_names[i], .ops = {}, .params = 0, .repeat = 1};
         // Three nearest coarse points of each fine point: reads both sets, writes 3 indices and
@@ -779,14 +778,14 @@ Workload pointnet2_semseg(int points, int classes) {
         if (c[f] > 0)
             layer.ops.push_back(pointwise("concat", OpClass::elementwise, fine, in, 1, 0, 2 * fine * in, 0,
                                           TpSplit::none));
-        coarse_c = append_shared_mlp(layer, fine, in, scannet_fp[i].mlp, true);
+        coarse_c = append_shared_mlp(layer, fine, in, fp_mlps[i], true, shape.conv_bias);
         for (const Op& op : layer.ops) layer.params += op.weight_elems;
         w.layers.push_back(std::move(layer));
     }
     // Per-point head: fc1 (1x1 conv + BN + ReLU), dropout 0.5, fc2 to the classes, softmax loss.
-    const double np = points, cls = classes;
+    const double np = shape.points, cls = shape.classes;
     Layer head{.name = "head", .ops = {}, .params = 0, .repeat = 1};
-    append_shared_mlp(head, np, coarse_c, {128, 0, 0}, true);
+    append_shared_mlp(head, np, coarse_c, {128, 0, 0}, true, shape.conv_bias);
     head.ops.push_back(dropout("dropout", np, 128, 1, TpSplit::none));
     head.ops.push_back(Op{.name = "fc2", .cls = OpClass::conv, .m = np, .n = cls, .k = 128, .batch = 1,
                           .fwd_flops = 2 * np * cls * 128, .fwd_elems = np * 128 + np * cls,

@@ -89,13 +89,23 @@ Workload bert(std::string_view size, int seq_len, AttentionKind attention = Atte
 Workload bert_squad(std::string_view size, int seq_len = 384,
                     AttentionKind attention = AttentionKind::unfused);
 Workload gpt(const GptShape& s, std::string name = "gpt");
-// PointNet++ SSG semantic segmentation (Qi et al. 2017) as the reference code trains it on
-// ScanNet (charlesq34/pointnet2, models/pointnet2_sem_seg.py and scannet/train.py): `points`
-// xyz points per sample (8192 there, >= 1024 so that the first level can sample its 1024
-// centres), four set-abstraction levels (1024, 256, 64, 16 centres of 32 neighbours), four
-// feature-propagation levels and a per-point head over `classes` classes (21). Model name
-// "pointnet2-ssg-scannet"; ops and sources in models/workloads/README.md.
-Workload pointnet2_semseg(int points = 8192, int classes = 21);
+// PointNet++ SSG semantic segmentation (Qi et al. 2017): four set-abstraction levels (farthest
+// point sampling of `centres`, ball query of `neighbours`, shared MLPs 32-32-64, 64-64-128,
+// 128-128-256, 256-256-512, max-pool), four feature-propagation levels (256-256, 256-256,
+// 256-128, 128-128-128) and a per-point head (128, dropout, classes). The defaults are the
+// reference code's ScanNet configuration (charlesq34/pointnet2, models/pointnet2_sem_seg.py
+// and scannet/train.py), model name "pointnet2-ssg-scannet"; ops and sources in
+// models/workloads/README.md.
+struct PointNet2Shape {
+    int points = 8192;                           // xyz points per sample
+    int in_features = 0;                         // per-point input features beside xyz
+    int classes = 21;
+    std::array<int, 4> centres{1024, 256, 64, 16};  // per level, decreasing, the first <= points
+    int neighbours = 32;                         // ball-query group size
+    bool conv_bias = true;                       // tf_util convs add a bias before their BatchNorm;
+                                                 // openpoints' convs before a norm have none
+};
+Workload pointnet2_semseg(const PointNet2Shape& shape = {});
 Workload transformer_xl(const TxlShape& s, std::string name = "transformer-xl");
 
 struct Preset {

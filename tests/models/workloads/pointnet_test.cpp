@@ -1,6 +1,7 @@
 // PointNet++ SSG semantic segmentation (ScanNet configuration) against hand counts.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 
@@ -82,10 +83,26 @@ TEST_CASE("PointNet++ index ops have no backward, and the xyz input no gradient"
 }
 
 TEST_CASE("PointNet++ rejects too few points or classes") {
-    CHECK_THROWS_WITH_AS(pointnet2_semseg(1000), "pointnet2: 1000 points per sample, expected at least 1024 (the first level's centres)",
+    CHECK_THROWS_WITH_AS(pointnet2_semseg({.points = 1000}), "pointnet2: 1000 points per sample, expected at least 1024 (the first level's centres)",
                          std::invalid_argument);
-    CHECK_THROWS_AS(pointnet2_semseg(8192, 1), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(pointnet2_semseg({.classes = 1}), "pointnet2: expected at least 2 classes, got 1",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(pointnet2_semseg({.centres = {1024, 256, 300, 16}}),
+                         "pointnet2: expected decreasing positive centres per level, got 300 at level 3",
+                         std::invalid_argument);
     // Fewer points shrink the first level's search but not its MLP.
-    const Workload small = pointnet2_semseg(4096);
+    const Workload small = pointnet2_semseg({.points = 4096});
     CHECK(find_op(find_layer(small, "sa1"), "fps").fwd_flops == 1024.0 * 4096 * 10);
+}
+
+TEST_CASE("PointNet++ as PointNeXt configures it for S3DIS has its published 0.965M parameters") {
+    // guochengqian/PointNeXt cfgs/s3dis/pointnet++.yaml (read 2026-12-02): in_channels 4, strides
+    // 4 (15000 points -> 3750, 937, 234, 58 centres), the same widths, 13 classes, convs without
+    // bias before a norm; its header lists 0.965M parameters. By hand from the ScanNet count:
+    // 969,013 + 4 x 32 (sa1 reads 4 + 3 channels) + 4 x 128 (fp1 concatenates the 4 input
+    // features) - 8 x 128 - 8 (13 classes instead of 21) - 3840 conv biases = 964,781.
+    const Workload w = pointnet2_semseg(
+        {.points = 15000, .in_features = 4, .classes = 13, .centres = {3750, 937, 234, 58}, .conv_bias = false});
+    CHECK(w.params() == 964781);
+    CHECK(std::abs(w.params() / 0.965e6 - 1) < 0.001);
 }
