@@ -281,6 +281,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
 
 work::Workload build_workload(const std::string& model, const GptShapeKeys& k, work::AttentionKind attention) {
     if (model == "resnet50") return work::resnet50();
+    if (model == "pointnet2-ssg-scannet") return work::pointnet2_semseg();
     if (model == "bert-base" || model == "bert-large") {
         const std::string_view size = model == "bert-base" ? "base" : "large";
         return k.task == BertTask::squad ? work::bert_squad(size, k.seq_len, attention)
@@ -322,7 +323,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     const bool is_bert = w.model == "bert-base" || w.model == "bert-large";
     const bool is_gpt = w.model == "gpt";
     const bool is_preset = work::find_gpt_preset(w.model) != nullptr;
-    const bool is_vision = w.model == "resnet50";
+    const bool is_vision = w.model == "resnet50" || w.model == "pointnet2-ssg-scannet";
     const bool is_txl = work::find_txl_preset(w.model) != nullptr;
 
     if (auto x = o.get("precision")) w.precision = x->as(compute::precision_registry());
@@ -1065,7 +1066,7 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
                                      std::string(compute::precision_registry().name_of(w.precision)));
         w.attention = *shape.attention;
     }
-    if (work::find_txl_preset(w.model) || w.model == "resnet50") w.attention = work::AttentionKind::unfused;
+    if (work::find_txl_preset(w.model) || w.model == "resnet50" || w.model == "pointnet2-ssg-scannet") w.attention = work::AttentionKind::unfused;
     // A framework that removes padding runs each sample at its real length: the encoder is
     // built for the mean unpadded length (the attention's s^2 is then a mean-length figure,
     // a little below the mean of s^2).

@@ -147,7 +147,21 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
         case work::OpClass::softmax:
         case work::OpClass::embedding: {
             const Bytes bytes{(elems + weights) * elem};
-            return {stream_time(bytes), Flops{flops}, bytes};
+            Seconds time = stream_time(bytes);
+            // A streaming op with many FLOPs per byte (a neighbour search's distance tests)
+            // runs at the fp32 CUDA-core rate instead; the usual few FLOPs per element
+            // (GELU's 9, a norm's 7) stay far below that ridge on every catalog GPU.
+            const double fp32 = matmul_rate(Precision::fp32).value;
+            if (fp32 > 0.0)
+                time = Seconds{std::max(time.value, flops / fp32 + cal_.kernel_overhead_s)};
+            // Dependent rounds (farthest point sampling): each waits for the previous one's
+            // arg-max. One thread block per sample, one block resident per SM: a micro-batch
+            // larger than the SMs runs its rounds in several waves.
+            if (op.serial_rounds > 0) {
+                const double waves = std::ceil(micro_batch / static_cast<double>(spec_->sms));
+                time += units::seconds(op.serial_rounds * waves * serial_round_latency_s);
+            }
+            return {time, Flops{flops}, bytes};
         }
     }
     throw std::logic_error("unhandled op class");

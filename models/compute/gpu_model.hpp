@@ -25,6 +25,21 @@ namespace rentsim::compute {
 inline constexpr double tile_edge = 128.0;  // output tile of cuBLAS/cuDNN tensor-core kernels
 inline constexpr double split_k_min = 256.0;  // shortest K slice a split-K GEMM gives one block
 
+// Latency of one dependent round of a serial op (Op::serial_rounds: farthest point sampling),
+// on top of the round's traffic. Derived from the reference kernel's structure and Volta
+// microbenchmarks (Jia et al. 2018, "Dissecting the NVIDIA Volta GPU Architecture via
+// Microbenchmarking", arXiv:1804.06826, read 2026-12-02: L2 hit 193 cycles, shared memory 19
+// cycles on V100). Each round of PointNet++'s farthest-point kernel (charlesq34/pointnet2,
+// tf_ops/sampling/tf_sampling_g.cu, one 512-thread block per sample, read 2026-12-02) loads
+// the last chosen centre (one L2 hit), then reduces the block's 512 candidates to one arg-max
+// in log2(512) = 9 shared-memory steps, plus the initial store: 10 steps each a store, a
+// barrier and a load, counted as two shared-memory latencies (the barrier waits for warps
+// running the same few instructions). 193 + 10 x 2 x 19 = 573 cycles at V100's 1,530 MHz boost
+// clock = 0.37 us. An assumption for other GPUs (their clocks are 1.4-2.0 GHz); no measured
+// FPS latency was found to check it against.
+inline constexpr double serial_round_cycles = 193.0 + 10 * 2 * 19.0;
+inline constexpr double serial_round_latency_s = serial_round_cycles / 1.53e9;
+
 struct Calibration {
     std::string gpu;                                  // catalog name it was fitted for
     std::array<double, precision_count> matmul_eff{};  // fraction of dense peak reached by large GEMMs

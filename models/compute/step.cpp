@@ -56,7 +56,7 @@ Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig&
 
 StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfig& cfg) {
     StepCost out;
-    out.optimizer_kind = w.domain == work::Domain::vision ? Optimizer::sgd_momentum : Optimizer::adam;
+    out.optimizer_kind = w.domain == work::Domain::vision && !w.adam ? Optimizer::sgd_momentum : Optimizer::adam;
     const double tp = cfg.tp;
     const double elem_b = activation_bytes(cfg.precision);
     // Stash per tensor-parallel rank (Korthikanti et al. 2022, Sec. 4.2): without sequence

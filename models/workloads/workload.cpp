@@ -90,8 +90,11 @@ std::vector<Op> backward_ops(const Op& fwd) {
         out.push_back(w);
         return out;
     }
+    // Farthest point sampling, ball query and kNN produce indices: nothing to differentiate.
+    if (!fwd.input_grad) return out;
     Op b = fwd;
     b.name = "bwd";
+    b.serial_rounds = 0;
     b.saved_elems = 0;
     b.saved_mask_elems = 0;
     // Reads the output gradient and what was saved, writes the input gradient.

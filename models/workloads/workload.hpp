@@ -58,7 +58,15 @@ struct Op {
                                   // masks), whatever the activation precision
     TpSplit tp = TpSplit::none;
     SampleDim samples = SampleDim::m;
-    bool input_grad = true;  // false where the op's input needs no gradient (the image)
+    bool input_grad = true;  // false where the op's input needs no gradient (the image); a
+                             // non-GEMM op with false computes indices only (farthest point
+                             // sampling, neighbour search) and has no backward op at all
+    // Dependent rounds the op runs one after another in each micro-batch, the samples side by
+    // side (one thread block each): farthest point sampling picks its centres one at a time,
+    // each round a scan over the points and a block-wide arg-max. The compute model adds
+    // serial_round_latency_s per round (models/compute/gpu_model.hpp) to the op's traffic
+    // time. 0: an ordinary data-parallel kernel.
+    double serial_rounds = 0;
 };
 
 // Layer::params counts one instance; identical blocks are stored once with repeat = L.
@@ -86,6 +94,10 @@ struct Workload {
     int kv_heads = 0;
     double ffn_hidden = 0;
     bool gated_mlp = false;
+    // The optimizer the reference trainer uses: language models train with Adam and vision
+    // models with SGD + momentum (models/compute/step.hpp) unless this is set (PointNet++'s
+    // reference trainer uses Adam).
+    bool adam = false;
 
     // Parameter count, every layer times its repeat (tied weights counted once).
     double params() const;
@@ -113,7 +125,8 @@ struct Workload {
 // the scores recomputed; Dao 2023, FlashAttention-2, Sec. 2.3.2 and 4.1) that reads Q, K, V,
 // O, dO and the logsumexp and writes dQ, dK, dV: 2 fwd_elems - 2 m batch elements.
 // Other classes: one op named "bwd" with 1x the forward FLOPs (2x for normalization; the
-// m x n adds of the scatter for embedding) and 1.5x the forward traffic.
+// m x n adds of the scatter for embedding) and 1.5x the forward traffic; none when the op has
+// input_grad = false (an index computation).
 std::vector<Op> backward_ops(const Op& fwd);
 
 }  // namespace rentsim::work

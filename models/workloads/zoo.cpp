@@ -493,12 +493,18 @@ constexpr std::array<ModelInfo, 4> builder_models{{
     {"gpt", "GPT-style decoder of a custom shape (layers, hidden, heads, seq_len, vocab, ...)"},
 }};
 
+// Point-cloud models, listed after the language presets.
+constexpr std::array<ModelInfo, 1> point_cloud_models{{
+    {"pointnet2-ssg-scannet", "PointNet++ SSG semantic segmentation, ScanNet: 8192 points, 21 classes, 0.97M parameters"},
+}};
+
 constexpr auto model_table = [] {
-    std::array<ModelInfo, builder_models.size() + preset_table.size() + txl_table.size()> all{};
+    std::array<ModelInfo, builder_models.size() + preset_table.size() + txl_table.size() + point_cloud_models.size()> all{};
     std::size_t i = 0;
     for (const ModelInfo& m : builder_models) all[i++] = m;
     for (const Preset& p : preset_table) all[i++] = {p.name, p.description};
     for (const TxlPreset& p : txl_table) all[i++] = {p.name, p.description};
+    for (const ModelInfo& m : point_cloud_models) all[i++] = m;
     return all;
 }();
 
@@ -635,6 +641,158 @@ Workload bert_squad(std::string_view size, int seq_len, AttentionKind attention)
     head.ops.push_back(matmul("qa_outputs", s, 2, h, 2 * h + 2, s * h, TpSplit::none));
     head.ops.push_back(pointwise("span_loss_softmax", OpClass::softmax, 2, s, 1, softmax_flops,
                                  4 * s, 2 * s, TpSplit::none));
+    w.layers.push_back(std::move(head));
+    return w;
+}
+
+// ---------------------------------------------------------------------------------------
+// PointNet++ semantic segmentation.
+
+namespace {
+
+// One PointNet++ level's per-point work, FLOPs per element (README table):
+// a squared distance (3 subtractions, 3 multiplies, 2 adds) and one compare with the running
+// best: farthest point sampling's min with the running distance, the ball query's radius
+// test, the kNN's insertion test.
+constexpr double distance_flops = 9;
+// Farthest point sampling adds the compare of the block-wide arg-max.
+constexpr double fps_flops = distance_flops + 1;
+// three_interpolate: three weights times three features and two adds per output.
+constexpr double interpolate_flops = 5;
+constexpr double group_flops = 3;  // subtract the centre from the neighbour's xyz
+
+// Shared MLP widths of one level (zeros: unused). A set-abstraction level groups neighbours
+// within a radius around its centres (the radius selects neighbours: it changes no count); a
+// feature-propagation level interpolates the coarse level's features onto the fine points and
+// concatenates the fine level's own.
+using Widths = std::array<int, 3>;
+
+// charlesq34/pointnet2 models/pointnet2_sem_seg.py (read 2026-12-02): pointnet_sa_module with
+// npoint 1024/256/64/16 (PointNet2Shape::centres), radius 0.1/0.2/0.4/0.8, nsample 32, mlp
+// [32,32,64], [64,64,128], [128,128,256], [256,256,512]; pointnet_fp_module [256,256],
+// [256,256], [256,128], [128,128,128]; fc1 conv1d 128 + BN, dropout keep 0.5, fc2 conv1d
+// num_class. openpoints' PointNet2Encoder/Decoder (PointNeXt's cfgs/s3dis/pointnet++.yaml)
+// use the same widths.
+constexpr std::array<Widths, 4> sa_mlps{{{32, 32, 64}, {64, 64, 128}, {128, 128, 256}, {256, 256, 512}}};
+constexpr std::array<Widths, 4> fp_mlps{{{256, 256, 0}, {256, 256, 0}, {256, 128, 0}, {128, 128, 128}}};
+
+struct OpNames {
+    std::string_view conv, bn, relu;
+};
+constexpr std::array<OpNames, 3> mlp_names{{{"mlp1_conv", "mlp1_bn", "mlp1_relu"},
+                                            {"mlp2_conv", "mlp2_bn", "mlp2_relu"},
+                                            {"mlp3_conv", "mlp3_bn", "mlp3_relu"}}};
+constexpr std::array<std::string_view, 4> sa_layer_names{"sa1", "sa2", "sa3", "sa4"};
+constexpr std::array<std::string_view, 4> fp_layer_names{"fp4", "fp3", "fp2", "fp1"};
+
+// A shared MLP over m rows (points x neighbours): per width a 1x1 convolution (bias, as
+// tf_util.conv2d adds one before its batch norm), BatchNorm and ReLU. Conv and BN stash their
+// inputs; ReLU outputs are stashed by the next conv (or the max-pool). `input_grad`: the first
+// conv's input needs a gradient.
+int append_shared_mlp(Layer& layer, double m, int in, const Widths& widths, bool input_grad, bool bias) {
+    for (std::size_t j = 0; j < widths.size() && widths[j] > 0; ++j) {
+        const double k = in, n = widths[j];
+        Op c{.name = mlp_names[j].conv, .cls = OpClass::conv, .m = m, .n = n, .k = k, .batch = 1,
+             .fwd_flops = 2 * m * n * k, .fwd_elems = m * k + m * n, .weight_elems = k * n + (bias ? n : 0),
+             .saved_elems = m * k};
+        c.input_grad = j > 0 || input_grad;
+        layer.ops.push_back(c);
+        Op bn = pointwise(mlp_names[j].bn, OpClass::normalization, m, n, 1, batch_norm_flops, 2 * m * n,
+                          m * n, TpSplit::none);
+        bn.weight_elems = 2 * n;
+        layer.ops.push_back(bn);
+        layer.ops.push_back(pointwise(mlp_names[j].relu, OpClass::elementwise, m, n, 1, relu_flops, 2 * m * n,
+                                      0, TpSplit::none));
+        in = widths[j];
+    }
+    return in;
+}
+
+// An index computation: no gradient, no stash.
+Op index_op(std::string_view name, double tests, double flops_per_test, double traffic) {
+    Op op = pointwise(name, OpClass::elementwise, tests, 1, 1, flops_per_test, traffic, 0, TpSplit::none);
+    op.input_grad = false;
+    return op;
+}
+
+}  // namespace
+
+Workload pointnet2_semseg(const PointNet2Shape& shape) {
+    const auto fail = [](const std::string& why) { throw std::invalid_argument("pointnet2: " + why); };
+    if (shape.centres[0] > shape.points)
+        fail(std::to_string(shape.points) + " points per sample, expected at least " +
+             std::to_string(shape.centres[0]) + " (the first level's centres)");
+    for (std::size_t l = 0; l < shape.centres.size(); ++l)
+        if (shape.centres[l] < 1 || (l > 0 && shape.centres[l] > shape.centres[l - 1]))
+            fail("expected decreasing positive centres per level, got " + std::to_string(shape.centres[l]) +
+                 " at level " + std::to_string(l + 1));
+    if (shape.neighbours < 1) fail("expected at least 1 neighbour, got " + std::to_string(shape.neighbours));
+    if (shape.in_features < 0) fail("expected 0 or more input features, got " + std::to_string(shape.in_features));
+    if (shape.classes < 2) fail("expected at least 2 classes, got " + std::to_string(shape.classes));
+    Workload w{.name = "pointnet2-ssg-scannet", .domain = Domain::vision};
+    w.adam = true;  // scannet/train.py: --optimizer adam
+
+    // Level l has n[l] points with c[l] features (level 0: the input points).
+    std::array<double, 5> n{static_cast<double>(shape.points), 0, 0, 0, 0};
+    std::array<int, 5> c{shape.in_features, 0, 0, 0, 0};
+    for (std::size_t l = 0; l < sa_mlps.size(); ++l) {
+        const double big_n = n[l], s = shape.centres[l], k = shape.neighbours, rows = s * k;
+        const int in = c[l] + 3;  // use_xyz: relative xyz concatenated to the features
+        Layer layer{.name = sa_layer_names[l], .ops = {}, .params = 0, .repeat = 1};
+        // Farthest point sampling: s dependent rounds, each reading every point's xyz and
+        // running distance and writing the distance back (5 elements per point and round).
+        Op fps = index_op("fps", s * big_n, fps_flops, 5 * s * big_n);
+        fps.serial_rounds = s;
+        layer.ops.push_back(fps);
+        // Ball query: each centre tests every point (the reference kernel scans all n);
+        // reads the points and centres, writes k indices per centre.
+        layer.ops.push_back(index_op("ball_query", s * big_n, distance_flops, 3 * big_n + 3 * s + rows));
+        // Group: gather k neighbours' features and xyz per centre, xyz made relative.
+        Op group = pointwise("group", OpClass::elementwise, rows, in, 1, 0, 2 * rows * in, 0, TpSplit::none);
+        group.fwd_flops = group_flops * rows;
+        group.input_grad = l > 0;  // level 1 groups the input points: nothing to differentiate
+        layer.ops.push_back(group);
+        const int out = append_shared_mlp(layer, rows, in, sa_mlps[l], l > 0, shape.conv_bias);
+        // Max over the k neighbours: k - 1 compares per output; stashes its input for the
+        // backward's arg-max.
+        layer.ops.push_back(pointwise("maxpool", OpClass::elementwise, s, out, 1, k - 1, rows * out + s * out,
+                                      rows * out, TpSplit::none));
+        for (const Op& op : layer.ops) layer.params += op.weight_elems;
+        w.layers.push_back(std::move(layer));
+        n[l + 1] = s;
+        c[l + 1] = out;
+    }
+    // Feature propagation from level 4 down to level 0: fine level f = 3, 2, 1, 0.
+    int coarse_c = c[4];
+    for (std::size_t i = 0; i < fp_mlps.size(); ++i) {
+        const std::size_t f = fp_mlps.size() - 1 - i;
+        const double fine = n[f], coarse = n[f + 1];
+        Layer layer{.name = fp_layer_names[i], .ops = {}, .params = 0, .repeat = 1};
+        // Three nearest coarse points of each fine point: reads both sets, writes 3 indices and
+        // 3 distances per fine point.
+        layer.ops.push_back(index_op("three_nn", fine * coarse, distance_flops, 3 * fine + 3 * coarse + 6 * fine));
+        // Inverse-distance interpolation: gathers 3 coarse feature rows per fine point.
+        layer.ops.push_back(pointwise("interpolate", OpClass::elementwise, fine, coarse_c, 1, interpolate_flops,
+                                      4 * fine * coarse_c + 6 * fine, 0, TpSplit::none));
+        const int in = coarse_c + c[f];
+        if (c[f] > 0)
+            layer.ops.push_back(pointwise("concat", OpClass::elementwise, fine, in, 1, 0, 2 * fine * in, 0,
+                                          TpSplit::none));
+        coarse_c = append_shared_mlp(layer, fine, in, fp_mlps[i], true, shape.conv_bias);
+        for (const Op& op : layer.ops) layer.params += op.weight_elems;
+        w.layers.push_back(std::move(layer));
+    }
+    // Per-point head: fc1 (1x1 conv + BN + ReLU), dropout 0.5, fc2 to the classes, softmax loss.
+    const double np = shape.points, cls = shape.classes;
+    Layer head{.name = "head", .ops = {}, .params = 0, .repeat = 1};
+    append_shared_mlp(head, np, coarse_c, {128, 0, 0}, true, shape.conv_bias);
+    head.ops.push_back(dropout("dropout", np, 128, 1, TpSplit::none));
+    head.ops.push_back(Op{.name = "fc2", .cls = OpClass::conv, .m = np, .n = cls, .k = 128, .batch = 1,
+                          .fwd_flops = 2 * np * cls * 128, .fwd_elems = np * 128 + np * cls,
+                          .weight_elems = 128 * cls + cls, .saved_elems = np * 128});
+    head.ops.push_back(pointwise("loss_softmax", OpClass::softmax, np, cls, 1, softmax_flops, 2 * np * cls, np * cls,
+                                 TpSplit::none));
+    for (const Op& op : head.ops) head.params += op.weight_elems;
     w.layers.push_back(std::move(head));
     return w;
 }

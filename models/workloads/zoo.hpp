@@ -89,6 +89,23 @@ Workload bert(std::string_view size, int seq_len, AttentionKind attention = Atte
 Workload bert_squad(std::string_view size, int seq_len = 384,
                     AttentionKind attention = AttentionKind::unfused);
 Workload gpt(const GptShape& s, std::string name = "gpt");
+// PointNet++ SSG semantic segmentation (Qi et al. 2017): four set-abstraction levels (farthest
+// point sampling of `centres`, ball query of `neighbours`, shared MLPs 32-32-64, 64-64-128,
+// 128-128-256, 256-256-512, max-pool), four feature-propagation levels (256-256, 256-256,
+// 256-128, 128-128-128) and a per-point head (128, dropout, classes). The defaults are the
+// reference code's ScanNet configuration (charlesq34/pointnet2, models/pointnet2_sem_seg.py
+// and scannet/train.py), model name "pointnet2-ssg-scannet"; ops and sources in
+// models/workloads/README.md.
+struct PointNet2Shape {
+    int points = 8192;                           // xyz points per sample
+    int in_features = 0;                         // per-point input features beside xyz
+    int classes = 21;
+    std::array<int, 4> centres{1024, 256, 64, 16};  // per level, decreasing, the first <= points
+    int neighbours = 32;                         // ball-query group size
+    bool conv_bias = true;                       // tf_util convs add a bias before their BatchNorm;
+                                                 // openpoints' convs before a norm have none
+};
+Workload pointnet2_semseg(const PointNet2Shape& shape = {});
 Workload transformer_xl(const TxlShape& s, std::string name = "transformer-xl");
 
 struct Preset {
@@ -118,13 +135,14 @@ struct ModelInfo {
     std::string_view name;
     std::string_view description;
 };
-// Every model name a scenario may use: "resnet50", "bert-base", "bert-large", "gpt" (a
-// custom shape), every GPT preset name and every Transformer-XL preset name, each with a
-// one-line description.
+// Every model name a scenario may use: "resnet50", "pointnet2-ssg-scannet", "bert-base",
+// "bert-large", "gpt" (a custom shape), every GPT preset name and every Transformer-XL preset
+// name, each with a one-line description.
 std::span<const ModelInfo> model_names();
 // The same names, in the same order. The value is the GPT preset of that name, or nullptr
-// for the others: the models that take their shape from the scenario (resnet50, bert-base,
-// bert-large, gpt) and the Transformer-XL presets (find_txl_preset).
+// for the others: the models that take their shape from the scenario (resnet50,
+// pointnet2-ssg-scannet, bert-base, bert-large, gpt) and the Transformer-XL presets
+// (find_txl_preset).
 const Registry<const Preset*>& model_registry();
 
 }  // namespace rentsim::work

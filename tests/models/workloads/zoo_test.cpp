@@ -310,10 +310,10 @@ TEST_CASE("the model registry lists the builders and every preset once, each des
         CHECK(names.insert(m.name).second);
         CHECK_FALSE(m.description.empty());
     }
-    for (const char* n : {"resnet50", "bert-base", "bert-large", "gpt"}) CHECK(names.count(n) == 1);
+    for (const char* n : {"resnet50", "bert-base", "bert-large", "gpt", "pointnet2-ssg-scannet"}) CHECK(names.count(n) == 1);
     for (const Preset& p : gpt_presets()) CHECK(names.count(p.name) == 1);
     for (const TxlPreset& p : txl_presets()) CHECK(names.count(p.name) == 1);
-    CHECK(names.size() == 4 + gpt_presets().size() + txl_presets().size());
+    CHECK(names.size() == 5 + gpt_presets().size() + txl_presets().size());
 }
 
 TEST_CASE("bad shapes are rejected with the model named") {
@@ -357,5 +357,5 @@ TEST_CASE("the model registry has model_names() in order, with each preset as it
           "gpt3-125m, gpt3-350m, gpt3-760m, gpt3-1.3b, gpt3-2.7b, gpt3-6.7b, gpt3-13b, gpt3-175b, llama2-7b, "
           "llama2-13b, llama2-70b, llama3-8b, llama3.1-8b, llama3-70b, llama3.1-70b, llama3.1-405b, mistral-7b, "
           "mpt-125m, mpt-350m, mpt-760m, mpt-1b, mpt-3b, mpt-7b, mpt-13b, mpt-30b, mpt-70b, transformer-xl-base, "
-          "transformer-xl");
+          "transformer-xl, pointnet2-ssg-scannet");
 }
