@@ -214,6 +214,11 @@ private:
         if (p.spec->kind == PoolKind::spot && !a.job.spot_ok) return false;
         if (!gpu_allowed(a, p.spec->gpu)) return false;
         if (class_refuses(a, p)) return false;
+        return holds(a, p);
+    }
+
+    // The pool is large enough for the job.
+    static bool holds(const ActiveJob& a, const PoolState& p) {
         return a.job.gpus <= p.gpn || (a.job.gpus + p.gpn - 1) / p.gpn <= std::max(p.spec->max_nodes, p.spec->nodes);
     }
 
@@ -264,8 +269,13 @@ private:
             key = "no recorded GPU, kept";
         } else {
             a.cls = cls;
-            for (const auto& p : pools_)
-                a.class_factors.push_back(&classes_.factor(cls, a.ref_gpu, *p.spec, a.job.gpus));
+            // Only pools that could hold the job otherwise are worth a step-model run.
+            static const ClassFactor not_evaluated{};
+            for (const auto& p : pools_) {
+                const bool could = (p.spec->kind != PoolKind::spot || a.job.spot_ok) && gpu_allowed(a, p.spec->gpu) &&
+                                   holds(a, p);
+                a.class_factors.push_back(could ? &classes_.factor(cls, a.ref_gpu, *p.spec, a.job.gpus) : &not_evaluated);
+            }
             key = fmt::format("workload class {} (from {})", c_.workload_classes[static_cast<std::size_t>(cls)].name,
                               to_string(source));
         }
@@ -278,7 +288,7 @@ private:
         for (const auto& p : pools_) {
             if (p.spec->kind == PoolKind::spot && !a.job.spot_ok) continue;
             if (!gpu_allowed(a, p.spec->gpu)) continue;
-            if (class_refuses(a, p)) {
+            if (class_refuses(a, p) && !a.class_factors[index_of(p)]->problem.empty()) {
                 if (class_problem.empty()) class_problem = a.class_factors[index_of(p)]->problem;
                 continue;
             }

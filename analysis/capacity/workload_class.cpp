@@ -16,17 +16,24 @@ namespace {
 // hold 8 (DGX-1, DGX A100, DGX H100, HGX H200 and the catalog's 8-GPU instances).
 constexpr int reference_node_gpus = 8;
 
-// The first topology preset built of `gpu`; empty when none is.
-std::string preset_of_gpu(const std::string& gpu) {
+// The first topology preset built of `gpu` and its GPUs per node; empty when none is.
+std::pair<std::string, int> preset_of_gpu(const std::string& gpu) {
     for (const auto& info : net::topology_presets()) {
         net::TopologySpec t;
         t.preset = std::string(info.name);
         try {
-            if (net::resolve_node_design(t).gpu == gpu) return t.preset;
+            const net::NodeDesign d = net::resolve_node_design(t);
+            if (d.gpu == gpu) return {t.preset, d.gpus_per_node};
         } catch (const std::invalid_argument&) {
         }
     }
     return {};
+}
+
+// A job larger than a node holds whole nodes (the scheduler's gang placement): its step is
+// modelled on all their GPUs, as the step model's multi-node clusters are whole nodes.
+int whole_nodes(int gpus, int per_node) {
+    return per_node > 0 && gpus > per_node ? (gpus + per_node - 1) / per_node * per_node : gpus;
 }
 
 // The class's workload keys, the amount of training (class_steps steps) and no price.
@@ -50,9 +57,11 @@ analysis::ScenarioDraft class_draft_on_gpu(const WorkloadClass& cls, const std::
                                            const std::string& file) {
     analysis::ScenarioDraft d;
     d.file = file;
-    workload_keys(cls, gpus, d);
-    d.set("cluster.gpu", gpu).set("cluster.gpus", std::int64_t{gpus});
-    if (const std::string preset = preset_of_gpu(gpu); !preset.empty()) d.set("cluster.topology", preset);
+    const auto [preset, per_node] = preset_of_gpu(gpu);
+    const int n = preset.empty() ? gpus : whole_nodes(gpus, per_node);
+    workload_keys(cls, n, d);
+    d.set("cluster.gpu", gpu).set("cluster.gpus", std::int64_t{n});
+    if (!preset.empty()) d.set("cluster.topology", preset);
     else d.set("cluster.gpus_per_node", std::int64_t{std::min(gpus, reference_node_gpus)});
     return d;
 }
@@ -61,8 +70,9 @@ analysis::ScenarioDraft class_draft_on_pool(const WorkloadClass& cls, const Pool
                                             const std::string& file) {
     analysis::ScenarioDraft d;
     d.file = file;
-    workload_keys(cls, gpus, d);
-    d.set("cluster.instance", pool.provider + "/" + pool.instance).set("cluster.gpus", std::int64_t{gpus});
+    const int n = whole_nodes(gpus, pool.gpus_per_node);
+    workload_keys(cls, n, d);
+    d.set("cluster.instance", pool.provider + "/" + pool.instance).set("cluster.gpus", std::int64_t{n});
     return d;
 }
 

@@ -30,7 +30,9 @@ inline constexpr std::string_view workload_class_keys[] = {
 
 // The scenario of class `cls` on `gpus` GPUs of catalog GPU `gpu` (the recorded side): nodes of
 // the first topology preset built of that GPU (dgx1-v100 for v100-sxm2-16gb), else one node of
-// NVLink (PCIe for a GPU without it) of at most 8 GPUs, no fabric; `class_steps` steps, unpriced.
+// NVLink (PCIe for a GPU without it) of at most 8 GPUs, no fabric (a larger job cannot be
+// modelled there); `class_steps` steps, unpriced. On both sides a job larger than a node is
+// modelled on the whole nodes it holds (12 GPUs on nodes of 8: 16), as the scheduler places it.
 analysis::ScenarioDraft class_draft_on_gpu(const WorkloadClass& cls, const std::string& gpu, int gpus,
                                            const std::string& file = "workload class");
 // The same on `gpus` GPUs of the pool's catalog instance (`cluster.instance`: its GPU, node and,
