@@ -200,3 +200,22 @@ TEST_CASE("a class that does not fit on a pool's GPU keeps its jobs off that poo
     CHECK(ran[0].pool == "h100");
     CHECK(ran[0].duration_factor < 1.0);  // H100 is faster than the recorded A100
 }
+
+TEST_CASE("a job beyond a node is modelled on the whole nodes it holds, on both sides") {
+    const auto f = capacity::parse_pools(a100_pools + "}", "p.json");
+    const auto& cls = f.config.workload_classes.front();
+    const auto gpus_of = [](const analysis::ScenarioDraft& d) {
+        std::int64_t n = 0;
+        for (const auto& [key, value] : d.keys)
+            if (key == "cluster.gpus") n = std::get<std::int64_t>(value);
+        return n;
+    };
+    // 12 GPUs on nodes of 8 hold two nodes: 16; 4 GPUs stay 4 (one node, shared).
+    CHECK(gpus_of(capacity::class_draft_on_pool(cls, f.config.pools[0], 12)) == 16);
+    CHECK(gpus_of(capacity::class_draft_on_pool(cls, f.config.pools[0], 4)) == 4);
+    CHECK(gpus_of(capacity::class_draft_on_gpu(cls, "v100-sxm2-16gb", 12)) == 16);  // DGX-1: 8 a node
+    CHECK(gpus_of(capacity::class_draft_on_gpu(cls, "v100-sxm2-16gb", 3)) == 3);
+    capacity::ClassDurations classes(f.config);
+    CHECK(classes.factor(0, "v100-sxm2-16gb", f.config.pools[0], 12).factor ==
+          classes.factor(0, "v100-sxm2-16gb", f.config.pools[0], 16).factor);
+}
