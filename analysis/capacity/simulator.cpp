@@ -263,10 +263,10 @@ private:
     void assign_class(ActiveJob& a) {
         const auto [cls, source] = classes_.class_of(a.job);
         std::string key;
-        if (cls < 0) {
+        if (a.ref_gpu.empty()) {
+            key = "no recorded GPU, kept as recorded";
+        } else if (cls < 0) {
             key = "no workload class, by the peak ratio";
-        } else if (a.ref_gpu.empty()) {
-            key = "no recorded GPU, kept";
         } else {
             a.cls = cls;
             // Only pools that could hold the job otherwise are worth a step-model run.
@@ -965,7 +965,7 @@ private:
             a.push_back("durations by workload class: recorded duration x step time of the class on the pool's "
                         "instance / on the recorded GPU, at the job's GPU count (rentsim's step model, as `rentsim run`)");
             for (const auto& [key, count] : class_counts_)
-                a.push_back(fmt::format("{}: {} job{}", key, count, count == 1 ? "" : "s"));
+                a.push_back(fmt::format("{} job{}: {}", count, count == 1 ? "" : "s", key));
         }
         if (c_.trace_gpu.empty() && c_.gpu_type_map.empty())
             a.push_back("durations as recorded on every pool (no trace_gpu: the recorded GPU is unknown)");

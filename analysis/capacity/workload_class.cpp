@@ -1,7 +1,11 @@
 #include "analysis/capacity/workload_class.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <type_traits>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -76,7 +80,23 @@ analysis::ScenarioDraft class_draft_on_pool(const WorkloadClass& cls, const Pool
     return d;
 }
 
-StepTime class_step_time(const analysis::ScenarioDraft& draft) {
+namespace {
+
+// The text of a draft's keys: the memo's key (the file name only names messages).
+std::string draft_key(const analysis::ScenarioDraft& d) {
+    std::string k;
+    for (const auto& [key, value] : d.keys) {
+        k += key + "=";
+        std::visit([&k](const auto& v) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) k += "\"" + v + "\"";
+            else k += fmt::format("{}", v);
+        }, value);
+        k += ";";
+    }
+    return k;
+}
+
+StepTime run_step(const analysis::ScenarioDraft& draft) {
     StepTime t;
     try {
         const analysis::Scenario s = analysis::compile_scenario(draft);
@@ -96,6 +116,23 @@ StepTime class_step_time(const analysis::ScenarioDraft& draft) {
         t.problem = e.what();
     }
     return t;
+}
+
+}  // namespace
+
+StepTime class_step_time(const analysis::ScenarioDraft& draft) {
+    // Memoised for the process: `rentsim plan` replays the same trace once per plan, each replay
+    // asking for the same few step times. The step model is a pure function of the draft.
+    static std::mutex mutex;
+    static std::map<std::string, StepTime> memo;
+    const std::string key = draft_key(draft);
+    {
+        const std::lock_guard lock(mutex);
+        if (auto it = memo.find(key); it != memo.end()) return it->second;
+    }
+    StepTime t = run_step(draft);
+    const std::lock_guard lock(mutex);
+    return memo.try_emplace(key, std::move(t)).first->second;
 }
 
 std::string_view to_string(ClassSource s) {

@@ -40,7 +40,8 @@ analysis::ScenarioDraft class_draft_on_gpu(const WorkloadClass& cls, const std::
 analysis::ScenarioDraft class_draft_on_pool(const WorkloadClass& cls, const Pool& pool, int gpus,
                                             const std::string& file = "workload class");
 
-// One step time through `rentsim run`'s code, or why there is none.
+// One step time through `rentsim run`'s code, or why there is none. Memoised for the process by
+// the draft's keys (thread-safe).
 struct StepTime {
     double step_s = 0;      // 0: it cannot run; `problem` says why
     std::string problem;
