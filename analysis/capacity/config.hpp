@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scenario/scenario.hpp"
 #include "models/pricing/spot_trace.hpp"
 
 namespace rentsim::capacity {
@@ -95,6 +96,22 @@ enum class DurationEstimate : std::uint8_t {
     recorded,   // the recorded duration: an oracle, for comparison
 };
 
+// A workload class of the pools file (`workload_classes`): a name and the scenario `workload`
+// keys (model, precision, batch, ...) that rentsim's step model runs for jobs of that class.
+// A job of a class is rescaled from its recorded GPU to a pool's GPU by the ratio of the two
+// step times at the job's GPU count (workload_class.hpp).
+struct WorkloadClass {
+    std::string name;
+    std::vector<std::pair<std::string, analysis::DraftValue>> keys;  // "model" -> "resnet50", ...
+};
+
+// Which jobs are of which class (`workload_rules`): every pattern given must match ('*' any
+// run of characters, '?' one); the first matching rule wins.
+struct WorkloadRule {
+    std::string workload, user, vc, id;  // patterns; empty: any
+    std::string workload_class;          // a name of ClusterConfig::workload_classes
+};
+
 struct ClusterConfig {
     std::vector<Pool> pools;
     std::string scheduler = "backfill";  // a name of policy_registry()
@@ -108,6 +125,12 @@ struct ClusterConfig {
     // allowed (rescaled); not strict: on any pool.
     bool gpu_type_strict = true;
     std::map<std::string, std::vector<std::string>> gpu_type_allow;  // recorded label -> GPU names
+    // Durations by workload class (empty: the peak ratio above). A job's class: its recorded
+    // workload when that names a class, else the first matching rule, else the default class;
+    // without one the peak ratio.
+    std::vector<WorkloadClass> workload_classes;
+    std::vector<WorkloadRule> workload_rules;
+    std::string default_workload_class;
     double checkpoint_interval_s = default_checkpoint_interval_s;
     double restart_s = default_restart_s;
     double utilization_interval_s = default_utilization_interval_s;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/capacity/policy.hpp"
+#include "analysis/capacity/workload_class.hpp"
 #include "analysis/scenario/json_reader.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/names.hpp"
@@ -141,6 +142,66 @@ Pool parse_pool(const Value& v) {
     return p;
 }
 
+// `workload_classes`: each class's workload keys, checked by compiling the class on one GPU of
+// `probe_gpu` (the recorded GPU): the scenario loader's errors, at the class's pointer.
+std::vector<WorkloadClass> parse_classes(const Value& v, const analysis::JsonSource& src, const std::string& probe_gpu) {
+    if (!v.is_object() || v.json().empty())
+        v.fail("expected an object of workload class names to {model, precision, batch_per_gpu or global_batch, ...}, got " +
+               v.json().dump());
+    // The class's numbers are checked by the scenario loader's ranges (workload.*), not the pools file's.
+    const analysis::JsonSource unranged{src.file, {}, {}};
+    std::vector<WorkloadClass> out;
+    for (const auto& [name, body] : v.json().items()) {
+        const std::string at = v.pointer() + "/" + analysis::json_pointer_escape(name);
+        const Value cv(body, at, unranged);
+        if (name.empty()) cv.fail("expected a non-empty workload class name");
+        // The keys of workload_class_keys.
+        Object o(cv, {"model", "precision", "framework", "attention", "batch_per_gpu", "global_batch", "micro_batch",
+                      "seq_len", "parallelism"});
+        WorkloadClass c;
+        c.name = name;
+        for (std::string_view key : workload_class_keys) {
+            const auto x = o.get(key);
+            if (!x) continue;
+            if (x->json().is_string()) c.keys.emplace_back(std::string(key), x->as_string());
+            else if (key == "model" || key == "precision" || key == "framework" || key == "attention" || key == "parallelism")
+                x->fail("expected a string, got " + x->json().dump());
+            else c.keys.emplace_back(std::string(key), x->as_int());
+        }
+        if (!o.has("model")) cv.fail("missing required key 'model' (a model of `rentsim list models`)");
+        if (!o.has("batch_per_gpu") && !o.has("global_batch"))
+            cv.fail("missing the batch: give 'batch_per_gpu' or 'global_batch'");
+        try {
+            (void)analysis::compile_scenario(class_draft_on_gpu(c, probe_gpu, 1, src.file));
+        } catch (const analysis::InputError& e) {
+            const std::string& where = e.where();
+            if (where.starts_with("/workload/")) throw analysis::InputError(src.file, at + where.substr(9), e.message());
+            if (where == "/workload") throw analysis::InputError(src.file, at, e.message());
+            throw analysis::InputError(src.file, at, "on one " + probe_gpu + " (the recorded GPU): " + e.message());
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::vector<WorkloadRule> parse_rules(const Value& v, std::span<const std::string_view> classes) {
+    std::vector<WorkloadRule> out;
+    for (const Value& item : v.as_array()) {
+        Object o(item, {"workload", "user", "vc", "id", "class"});
+        WorkloadRule r;
+        if (auto x = o.get("workload")) r.workload = x->as_string();
+        if (auto x = o.get("user")) r.user = x->as_string();
+        if (auto x = o.get("vc")) r.vc = x->as_string();
+        if (auto x = o.get("id")) r.id = x->as_string();
+        if (r.workload.empty() && r.user.empty() && r.vc.empty() && r.id.empty())
+            item.fail("a rule needs a pattern: 'workload', 'user', 'vc' or 'id' (a class for every job is "
+                      "'default_workload_class')");
+        r.workload_class = o.at("class").as_name("workload class", classes);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
 }  // namespace
 
 std::span<const analysis::NumberRange> pools_number_ranges() { return pools_ranges; }
@@ -166,7 +227,8 @@ PoolsFile parse_pools(const std::string& text, const std::string& file) {
     const Value top(root, "", src);
     if (!root.is_object()) top.fail("expected a pools object, got " + std::string(root.is_array() ? "an array" : root.dump()));
     Object o(top, {"schema", "name", "description", "pools", "scheduler", "duration_estimate", "autoscaler", "preemption",
-                   "trace_gpu", "gpu_types", "utilization_interval_s", "seed", "search"});
+                   "trace_gpu", "gpu_types", "workload_classes", "workload_rules", "default_workload_class",
+                   "utilization_interval_s", "seed", "search"});
     const Value schema = o.at("schema");
     if (schema.as_int() != 1) schema.fail("unsupported schema " + schema.json().dump() + "; this rentsim reads schema 1");
     PoolsFile f;
@@ -239,6 +301,23 @@ PoolsFile parse_pools(const std::string& text, const std::string& file) {
             if (c.pools[i].gpu.empty())
                 pools[i].fail("durations are rescaled between GPUs, but the catalog names no GPU model for " +
                               c.pools[i].instance + "; drop 'trace_gpu' and 'gpu_types.map' to keep durations");
+    if (auto x = o.get("workload_classes")) {
+        // The recorded side of every factor is a GPU: the trace's, or a recorded label's.
+        const std::string probe = !c.trace_gpu.empty()         ? c.trace_gpu
+                                  : !c.gpu_type_map.empty()    ? c.gpu_type_map.begin()->second
+                                                               : std::string();
+        if (probe.empty())
+            x->fail("workload classes rescale durations from the GPU they were recorded on: give 'trace_gpu' or "
+                    "'gpu_types.map'");
+        c.workload_classes = parse_classes(*x, src, probe);
+    }
+    std::vector<std::string> class_names;
+    for (const auto& wc : c.workload_classes) class_names.push_back(wc.name);
+    for (const char* key : {"workload_rules", "default_workload_class"})
+        if (auto x = o.get(key); x && c.workload_classes.empty())
+            x->fail(std::string("'") + key + "' names workload classes; the file has no 'workload_classes'");
+    if (auto x = o.get("workload_rules")) c.workload_rules = parse_rules(*x, views(class_names));
+    if (auto x = o.get("default_workload_class")) c.default_workload_class = x->as_name("workload class", views(class_names));
     if (auto x = o.get("utilization_interval_s")) c.utilization_interval_s = x->as_positive_number();
     if (auto x = o.get("seed")) c.seed = static_cast<std::uint64_t>(x->as_nonnegative_int());
 

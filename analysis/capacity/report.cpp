@@ -155,17 +155,23 @@ std::string utilization_csv(const ClusterResult& r) {
     return out;
 }
 
-std::string jobs_csv_header() {
-    return "id,submit_s,gpus,duration_s,status,start_s,end_s,wait_s,jct_s,pool,gpu,preemptions,cost_usd,reason\n";
+std::string jobs_csv_header(bool classes) {
+    return std::string("id,submit_s,gpus,duration_s,status,start_s,end_s,wait_s,jct_s,pool,gpu,preemptions,cost_usd,reason") +
+           (classes ? ",workload_class,duration_factor\n" : "\n");
 }
 
-std::string jobs_csv_row(const JobRecord& r) {
+std::string jobs_csv_row(const JobRecord& r, bool classes) {
     const auto opt = [](double v) { return v < 0 ? std::string() : fmt::format("{:.3f}", v); };
     const bool ran = r.start_s >= 0;
-    return fmt::format("{},{:.3f},{},{:.3f},{},{},{},{},{},{},{},{},{:.4f},{}\n", csv_field(r.job->id), r.job->submit_s,
-                       r.job->gpus, r.job->duration_s, r.status, opt(r.start_s), opt(r.end_s),
-                       ran ? fmt::format("{:.3f}", r.wait_s) : "", r.end_s >= 0 ? fmt::format("{:.3f}", r.jct_s) : "",
-                       csv_field(r.pool), r.gpu, r.preemptions, r.cost_usd, csv_field(r.reason));
+    std::string row = fmt::format("{},{:.3f},{},{:.3f},{},{},{},{},{},{},{},{},{:.4f},{}", csv_field(r.job->id),
+                                  r.job->submit_s, r.job->gpus, r.job->duration_s, r.status, opt(r.start_s), opt(r.end_s),
+                                  ran ? fmt::format("{:.3f}", r.wait_s) : "",
+                                  r.end_s >= 0 ? fmt::format("{:.3f}", r.jct_s) : "", csv_field(r.pool), r.gpu,
+                                  r.preemptions, r.cost_usd, csv_field(r.reason));
+    if (classes)
+        row += fmt::format(",{},{}", csv_field(r.workload_class),
+                           r.duration_factor < 0 ? std::string() : fmt::format("{:.4f}", r.duration_factor));
+    return row + "\n";
 }
 
 }  // namespace rentsim::capacity

@@ -35,8 +35,10 @@ std::string cluster_json(const std::string& name, const ClusterConfig& config, c
                          const TraceRows& rows);
 // The GPU utilisation time series: time_s,held_gpus,busy_gpus,utilization.
 std::string utilization_csv(const ClusterResult& r);
-// The per-job CSV: its header, and one row for a record.
-std::string jobs_csv_header();
-std::string jobs_csv_row(const JobRecord& r);
+// The per-job CSV: its header, and one row for a record. With workload classes (`classes`: the
+// config has workload_classes) two more columns: workload_class and duration_factor (run time on
+// its pool over the recorded duration).
+std::string jobs_csv_header(bool classes = false);
+std::string jobs_csv_row(const JobRecord& r, bool classes = false);
 
 }  // namespace rentsim::capacity

@@ -14,6 +14,7 @@
 
 #include "analysis/capacity/policy.hpp"
 #include "analysis/capacity/quantiles.hpp"
+#include "analysis/capacity/workload_class.hpp"
 #include "models/compute/gpu.hpp"
 #include "models/pricing/billing.hpp"
 #include "sim/engine.hpp"
@@ -67,6 +68,8 @@ struct ActiveJob {
     double work_s = 0;       // remaining work, seconds on the job's reference GPU
     double ref_peak = 0;     // that GPU's peak; 0 when unknown (durations kept)
     std::string ref_gpu;     // GPU catalog name of the recorded type (strict matching)
+    int cls = -1;            // workload class (index), -1: durations by the peak ratio or kept
+    std::vector<const ClassFactor*> class_factors;  // per pool, with a class; factor 0: cannot run there
     int pool = -1;
     std::vector<int> nodes;
     int per_node = 0;        // GPUs it holds on each of its nodes
@@ -89,7 +92,7 @@ class Simulation {
 public:
     Simulation(const ClusterConfig& c, jobs::JobReader& reader, const JobSink& sink)
         : c_(c), reader_(reader), sink_(sink), policy_(policy_registry().get(c.scheduler)),
-          engine_(c.seed), queue_(Cmp{policy_}) {
+          engine_(c.seed), queue_(Cmp{policy_}), classes_(c) {
         bin_ = std::max<Time>(1, sim::from_seconds(c.utilization_interval_s));
         scan_ = sim::from_seconds(autoscaler_scan_s);
         wait_threshold_ = sim::from_seconds(c.autoscaler.queue_wait_s);
@@ -201,9 +204,21 @@ private:
         return it != c_.gpu_type_allow.end() && std::find(it->second.begin(), it->second.end(), gpu) != it->second.end();
     }
 
+    std::size_t index_of(const PoolState& p) const { return static_cast<std::size_t>(&p - pools_.data()); }
+
+    bool class_refuses(const ActiveJob& a, const PoolState& p) const {
+        return !a.class_factors.empty() && a.class_factors[index_of(p)]->factor <= 0;
+    }
+
     bool allowed(const ActiveJob& a, const PoolState& p) const {
         if (p.spec->kind == PoolKind::spot && !a.job.spot_ok) return false;
         if (!gpu_allowed(a, p.spec->gpu)) return false;
+        if (class_refuses(a, p)) return false;
+        return holds(a, p);
+    }
+
+    // The pool is large enough for the job.
+    static bool holds(const ActiveJob& a, const PoolState& p) {
         return a.job.gpus <= p.gpn || (a.job.gpus + p.gpn - 1) / p.gpn <= std::max(p.spec->max_nodes, p.spec->nodes);
     }
 
@@ -231,6 +246,7 @@ private:
         a.job.gpus = a.q.gpus;
         a.q.priority = a.job.priority;
         a.q.estimate_s = estimate(a.job);
+        if (classes_.enabled()) assign_class(a);
         bool any = false;
         for (const auto& p : pools_) any = any || allowed(a, p);
         if (!any) {
@@ -242,13 +258,43 @@ private:
         enqueue(s);
     }
 
+    // The job's workload class and its factor on every pool (memoised per class, GPU pair and
+    // count); counted by class and source for the assumptions.
+    void assign_class(ActiveJob& a) {
+        const auto [cls, source] = classes_.class_of(a.job);
+        std::string key;
+        if (a.ref_gpu.empty()) {
+            key = "no recorded GPU, kept as recorded";
+        } else if (cls < 0) {
+            key = "no workload class, by the peak ratio";
+        } else {
+            a.cls = cls;
+            // Only pools that could hold the job otherwise are worth a step-model run.
+            static const ClassFactor not_evaluated{};
+            for (const auto& p : pools_) {
+                const bool could = (p.spec->kind != PoolKind::spot || a.job.spot_ok) && gpu_allowed(a, p.spec->gpu) &&
+                                   holds(a, p);
+                a.class_factors.push_back(could ? &classes_.factor(cls, a.ref_gpu, *p.spec, a.job.gpus) : &not_evaluated);
+            }
+            key = fmt::format("workload class {} (from {})", c_.workload_classes[static_cast<std::size_t>(cls)].name,
+                              to_string(source));
+        }
+        ++class_counts_[key];
+    }
+
     std::string unschedulable_reason(const ActiveJob& a) const {
         int most = 0;
+        std::string class_problem;
         for (const auto& p : pools_) {
             if (p.spec->kind == PoolKind::spot && !a.job.spot_ok) continue;
             if (!gpu_allowed(a, p.spec->gpu)) continue;
+            if (class_refuses(a, p) && !a.class_factors[index_of(p)]->problem.empty()) {
+                if (class_problem.empty()) class_problem = a.class_factors[index_of(p)]->problem;
+                continue;
+            }
             most = std::max(most, std::max(p.spec->max_nodes, p.spec->nodes) * p.gpn);
         }
+        if (most == 0 && !class_problem.empty()) return "no pool can run it: " + class_problem;
         if (most == 0)
             return a.job.gpu_type.empty() || !c_.gpu_type_strict
                        ? "no pool it may use (spot only, and the job is not spot_ok)"
@@ -267,9 +313,14 @@ private:
             r.job = &a.job;
             r.status = "unschedulable";
             r.reason = reason;
+            r.workload_class = class_name(a);
             sink_(r);
         }
         release_slot(s);
+    }
+
+    std::string_view class_name(const ActiveJob& a) const {
+        return a.cls < 0 ? std::string_view() : std::string_view(c_.workload_classes[static_cast<std::size_t>(a.cls)].name);
     }
 
     void release_slot(std::uint32_t s) {
@@ -291,6 +342,7 @@ private:
 
     // ---- placement -----------------------------------------------------------------------
     double speed(const ActiveJob& a, const PoolState& p) const {
+        if (!a.class_factors.empty()) return 1.0 / a.class_factors[index_of(p)]->factor;
         return a.ref_peak > 0 && p.peak > 0 ? p.peak / a.ref_peak : 1.0;
     }
 
@@ -410,6 +462,8 @@ private:
             r.jct_s = jct;
             r.pool = p.spec->name;
             r.gpu = p.spec->gpu;
+            r.duration_factor = 1.0 / a.speed;
+            r.workload_class = class_name(a);
             r.preemptions = a.preemptions;
             r.cost_usd = a.cost;
             sink_(r);
@@ -705,7 +759,9 @@ private:
             if (a.pool >= 0) {
                 r.pool = pools_[static_cast<std::size_t>(a.pool)].spec->name;
                 r.gpu = pools_[static_cast<std::size_t>(a.pool)].spec->gpu;
+                r.duration_factor = 1.0 / a.speed;
             }
+            r.workload_class = class_name(a);
             r.preemptions = a.preemptions;
             r.cost_usd = a.cost;
             sink_(r);
@@ -939,13 +995,19 @@ private:
 
     void assumptions() {
         auto& a = result_.assumptions;
+        if (classes_.enabled()) {
+            a.push_back("durations by workload class: recorded duration x step time of the class on the pool's "
+                        "instance / on the recorded GPU, at the job's GPU count (rentsim's step model, as `rentsim run`)");
+            for (const auto& [key, count] : class_counts_)
+                a.push_back(fmt::format("{} job{}: {}", count, count == 1 ? "" : "s", key));
+        }
         if (c_.trace_gpu.empty() && c_.gpu_type_map.empty())
             a.push_back("durations as recorded on every pool (no trace_gpu: the recorded GPU is unknown)");
         else
             a.push_back(fmt::format("durations recorded on {} (or the job's recorded GPU type), rescaled on other GPUs by "
-                                    "the ratio of their dense 16-bit tensor peaks (GPU catalog); the job's workload class "
-                                    "is not used",
-                                    c_.trace_gpu.empty() ? "the job's recorded GPU type" : c_.trace_gpu));
+                                    "the ratio of their dense 16-bit tensor peaks (GPU catalog){}",
+                                    c_.trace_gpu.empty() ? "the job's recorded GPU type" : c_.trace_gpu,
+                                    classes_.enabled() ? " for jobs of no class" : "; the job's workload class is not used"));
         a.push_back(fmt::format("a preempted job loses the work since its last checkpoint (every {:g} s of computing) and "
                                 "restarts after {:g} s", c_.checkpoint_interval_s, c_.restart_s));
         a.push_back("reserved pools are billed for every node over the whole replay (to the last finish)");
@@ -968,6 +1030,8 @@ private:
     std::set<std::pair<double, std::uint64_t>> waiting_;  // (submit_s, order) of queued jobs
     std::optional<jobs::Job> pending_;
     std::unordered_map<std::string, std::string> label_gpu_;
+    ClassDurations classes_;
+    std::map<std::string, std::int64_t> class_counts_;  // jobs by class and source, for the assumptions
     std::unordered_map<std::string, std::pair<double, std::int64_t>> users_;
     double done_sum_ = 0;
     std::int64_t done_count_ = 0;

@@ -32,6 +32,8 @@ struct JobRecord {
     std::string_view gpu;            // that pool's GPU
     int preemptions = 0;
     double cost_usd = 0;             // its GPUs' held time at its pools' prices
+    double duration_factor = -1;     // run time on its (last) pool over the recorded; -1 if it never ran
+    std::string_view workload_class; // its workload class (config.workload_classes); empty: none
 };
 using JobSink = std::function<void(const JobRecord&)>;
 

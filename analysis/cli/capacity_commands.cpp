@@ -58,8 +58,9 @@ int cluster_command(const CapacityOptions& o) {
     std::string jobs_csv;
     capacity::JobSink sink;
     if (!o.jobs_csv.empty()) {
-        jobs_csv = capacity::jobs_csv_header();
-        sink = [&jobs_csv](const capacity::JobRecord& r) { jobs_csv += capacity::jobs_csv_row(r); };
+        const bool classes = !pools.config.workload_classes.empty();
+        jobs_csv = capacity::jobs_csv_header(classes);
+        sink = [&jobs_csv, classes](const capacity::JobRecord& r) { jobs_csv += capacity::jobs_csv_row(r, classes); };
     }
     const capacity::ClusterResult r = capacity::simulate_cluster(pools.config, *reader, sink);
     const capacity::TraceRows rows = capacity::trace_rows(*reader);

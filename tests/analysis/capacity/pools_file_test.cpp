@@ -58,7 +58,8 @@ TEST_CASE("pools file errors name the pointer and what was expected") {
     const std::string head = R"({"schema": 1, "pools": [)";
     CHECK(error_of(R"({"schema": 1, "pools": [)" + base_pool + R"(], "schedular": "fifo"})") ==
           "p.json: /schedular: unknown key 'schedular'; did you mean 'scheduler'? valid keys: schema, name, description, pools, "
-          "scheduler, duration_estimate, autoscaler, preemption, trace_gpu, gpu_types, utilization_interval_s, seed, search");
+          "scheduler, duration_estimate, autoscaler, preemption, trace_gpu, gpu_types, workload_classes, workload_rules, "
+          "default_workload_class, utilization_interval_s, seed, search");
     CHECK(error_of(head + R"({"name": "b", "provider": "aws", "instance": "p4d.24xlarge", "plan": "reserved_1y_standard_no_upfront", "nodes": 4, "max_nodes": 8}]})") ==
           "p.json: /pools/0/max_nodes: a reserved pool does not scale: its nodes are billed for the whole replay; put the "
           "burst in an on-demand or spot pool");
