@@ -141,6 +141,18 @@ std::string cluster_json(const std::string& name, const ClusterConfig& config, c
         o["busy_gpu_hours"] = p.busy_gpu_hours;
         o["preemptions"] = p.preemptions;
         o["cost_usd"] = p.cost_usd;
+        if (const SpotPrice& sp = spec.spot_price; sp.series) {
+            Json h;
+            h["history"] = sp.history->name;
+            h["instance"] = sp.history->instance;
+            h["zone"] = sp.series->zone;
+            h["start"] = sp.history->start;
+            h["offset_s"] = sp.offset_s;
+            h["relative"] = sp.relative;
+            h["history_mean_usd_per_hour"] = sp.mean_usd_per_hour;
+            h["mean_billed_usd_per_node_hour"] = p.billed_node_hours > 0 ? p.cost_usd / p.billed_node_hours : 0.0;
+            o["spot_price"] = std::move(h);
+        }
         doc["pools"].push_back(std::move(o));
     }
     doc["assumptions"] = r.assumptions;

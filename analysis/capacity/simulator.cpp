@@ -56,6 +56,7 @@ struct PoolState {
     int alive = 0;
     PoolResult result;
     double billed_s = 0;  // node-seconds billed
+    double priced_s = 0;  // the same at the price in force, as seconds at the catalog price
     std::size_t trace_next = 0;
     double trace_offset_s = 0;
 };
@@ -374,7 +375,8 @@ private:
         const double held_s = sim::to_seconds(engine_.now() - a.attempt_start);
         const double gpu_s = held_s * a.per_node * static_cast<double>(a.nodes.size());
         p.result.busy_gpu_hours += gpu_s / 3600.0;
-        a.cost += gpu_s * p.spec->usd_per_gpu_second();
+        const double priced_s = p.spec->priced_seconds(sim::to_seconds(a.attempt_start), held_s);
+        a.cost += priced_s * a.per_node * static_cast<double>(a.nodes.size()) * p.spec->usd_per_gpu_second();
         busy_ -= a.per_node * static_cast<int>(a.nodes.size());
         for (int idx : a.nodes) {
             Node& n = p.nodes[static_cast<std::size_t>(idx)];
@@ -599,9 +601,7 @@ private:
         account();
         PoolState& p = pools_[static_cast<std::size_t>(pi)];
         Node& n = p.nodes[static_cast<std::size_t>(idx)];
-        const price::OnDemand od{units::UsdPerSecond{0}, units::seconds(p.spec->billing_increment_s),
-                                 units::seconds(p.spec->minimum_billed_s), 1};
-        p.billed_s += od.billed(units::seconds(sim::to_seconds(engine_.now() - n.lease_start))).value;
+        bill(p, n.lease_start, engine_.now());
         if (n.state == NodeState::ready) {
             p.by_free[static_cast<std::size_t>(n.free)].erase(idx);
             ready_gpus_ -= p.gpn;
@@ -615,6 +615,20 @@ private:
         p.alive--;
         held_ -= p.gpn;
         p.dead.push_back(idx);
+    }
+
+    // One lease of [start, end): its billed seconds (increments and minimum), each at the price
+    // in force during it. AWS: "You pay the Spot price that's in effect, billed to the nearest
+    // second" (AWS whitepaper "Overview of Amazon EC2 Spot Instances", How Spot Instances Work,
+    // read 2026-12-02). Billed seconds past the release (the minimum, the rest of an increment)
+    // are priced as if the node were still held.
+    void bill(PoolState& p, Time start, Time end) {
+        const Pool& spec = *p.spec;
+        const price::OnDemand od{units::UsdPerSecond{0}, units::seconds(spec.billing_increment_s),
+                                 units::seconds(spec.minimum_billed_s), 1};
+        const double billed = od.billed(units::seconds(sim::to_seconds(end - start))).value;
+        p.billed_s += billed;
+        p.priced_s += spec.priced_seconds(sim::to_seconds(start), billed);
     }
 
     // ---- spot ----------------------------------------------------------------------------
@@ -872,19 +886,18 @@ private:
             const Pool& spec = *p.spec;
             if (spec.kind == PoolKind::reserved) {
                 p.billed_s = spec.nodes * result_.makespan_s;
+                p.priced_s = p.billed_s;
             } else {
                 // Nodes still held: billed to their pending release (idle ones), else to now.
                 for (std::size_t idx = 0; idx < p.nodes.size(); ++idx) {
                     Node& n = p.nodes[idx];
                     if (n.state == NodeState::gone) continue;
                     const Time until = n.release_at >= 0 ? n.release_at : engine_.now();
-                    const price::OnDemand od{units::UsdPerSecond{0}, units::seconds(spec.billing_increment_s),
-                                             units::seconds(spec.minimum_billed_s), 1};
-                    p.billed_s += od.billed(units::seconds(sim::to_seconds(std::max(until, n.lease_start) - n.lease_start))).value;
+                    bill(p, n.lease_start, std::max(until, n.lease_start));
                 }
             }
             p.result.billed_node_hours = p.billed_s / 3600.0;
-            p.result.cost_usd = p.result.billed_node_hours * spec.usd_per_node_hour;
+            p.result.cost_usd = p.priced_s / 3600.0 * spec.usd_per_node_hour;
             result_.cost_usd += p.result.cost_usd;
             result_.pools.push_back(p.result);
         }
@@ -915,6 +928,24 @@ private:
         a.push_back(fmt::format("a preempted job loses the work since its last checkpoint (every {:g} s of computing) and "
                                 "restarts after {:g} s", c_.checkpoint_interval_s, c_.restart_s));
         a.push_back("reserved pools are billed for every node over the whole replay (to the last finish)");
+        for (const auto& p : c_.pools) {
+            const SpotPrice& sp = p.spot_price;
+            if (!sp.series) continue;
+            const std::string at = fmt::format("the replay's time 0 (the trace's first submission) is {} of the history{}",
+                                               sp.history->start,
+                                               sp.offset_s > 0 ? fmt::format(" plus {:g} s", sp.offset_s) : "");
+            if (sp.relative)
+                a.push_back(fmt::format("spot pool '{}' pays its catalog price ({:.4f} USD/node-hour) times the {} {} spot "
+                                        "price over its mean ({:.4f} USD/h) in force each billed second; {}; the last "
+                                        "price holds after the history's end",
+                                        p.name, p.usd_per_node_hour, sp.history->instance, sp.series->zone,
+                                        sp.mean_usd_per_hour, at));
+            else
+                a.push_back(fmt::format("spot pool '{}' pays the recorded {} {} spot price in force each billed second "
+                                        "(history {}, mean {:.4f} USD/h); {}; the last price holds after the history's end",
+                                        p.name, sp.history->instance, sp.series->zone, sp.history->name,
+                                        sp.mean_usd_per_hour, at));
+        }
         a.push_back("a job's cost share is its GPUs' held time at its pool's price; idle capacity is in the pools' cost only");
         a.push_back(fmt::format("scheduler estimates: {}", c_.estimate == DurationEstimate::recorded
                                                                ? "the recorded durations (an oracle)"
