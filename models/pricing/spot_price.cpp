@@ -181,7 +181,7 @@ SpotPriceHistory parse_spot_price_history(std::string_view text, std::string nam
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > max_spot_price_depth)
-                throw SpotPriceError("byte " + std::to_string(i), "nesting deeper than " + std::to_string(max_spot_price_depth));
+                throw SpotPriceError("byte " + std::to_string(i + 1), "nesting deeper than " + std::to_string(max_spot_price_depth));
         } else if (c == ']' || c == '}') {
             --depth;
         }

@@ -28,7 +28,7 @@
 namespace rentsim::price {
 
 // A malformed history: `pointer` is the JSON pointer of the offending value ("" for the whole
-// document, "byte N" for a syntax error).
+// document, "byte N" for a syntax error, N counted from 1).
 class SpotPriceError : public std::invalid_argument {
 public:
     SpotPriceError(std::string pointer, const std::string& message)
