@@ -87,7 +87,7 @@ std::shared_ptr<const price::SpotPriceHistory> load_history(const Value& at) {
         return std::make_shared<const price::SpotPriceHistory>(price::shipped_spot_price_history(name));
     if (!name.ends_with(".json")) (void)at.as(price::spot_price_registry());  // fails with the names
     std::filesystem::path path(name);
-    if (path.is_relative()) path = std::filesystem::path(at.source().file).parent_path() / path;
+    if (path.is_relative()) path = (std::filesystem::path(at.source().file).parent_path() / path).lexically_normal();
     std::ifstream in(path, std::ios::binary);
     if (!in) at.fail("cannot open the spot price history " + path.generic_string());
     std::ostringstream ss;
