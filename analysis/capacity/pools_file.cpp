@@ -79,13 +79,10 @@ void price_pool(Pool& p, bool allow_flagged, const Value& at) {
     p.price_source = row->source + " (" + row->as_of + ")";
 }
 
-// A spot price history: a shipped name, or a file (a name ending in .json, relative to the pools
-// file's folder).
+// A spot price history file, relative to the pools file's folder.
 std::shared_ptr<const price::SpotPriceHistory> load_history(const Value& at) {
     const std::string name = at.as_string();
-    if (price::spot_price_registry().find(name))
-        return std::make_shared<const price::SpotPriceHistory>(price::shipped_spot_price_history(name));
-    if (!name.ends_with(".json")) (void)at.as(price::spot_price_registry());  // fails with the names
+    if (name.empty()) at.fail("expected the path of a spot price history (AWS DescribeSpotPriceHistory JSON)");
     std::filesystem::path path(name);
     if (path.is_relative()) path = (std::filesystem::path(at.source().file).parent_path() / path).lexically_normal();
     std::ifstream in(path, std::ios::binary);

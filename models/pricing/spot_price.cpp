@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/pricing/shipped_files.hpp"
 
 namespace rentsim::price {
 
@@ -274,23 +273,6 @@ SpotPriceHistory parse_spot_price_history(std::string_view text, std::string nam
         h.zones.push_back(std::move(s));
     }
     return h;
-}
-
-const Registry<std::string_view>& spot_price_registry() {
-    static const Registry<std::string_view> registry{
-        "spot price history",
-        {{"aws-p3.2xlarge-us-east-1", "spot-price-aws-p3.2xlarge-us-east-1.json",
-          "AWS p3.2xlarge (1x V100) spot prices, us-east-1, four zones, 2019-12-22 to 2020-02-20 (Training on a dime)"},
-         {"aws-p3.8xlarge-us-east-1", "spot-price-aws-p3.8xlarge-us-east-1.json",
-          "AWS p3.8xlarge (4x V100) spot prices, us-east-1, four zones, 2019-12-22 to 2020-02-20 (Training on a dime)"},
-         {"aws-p3.16xlarge-us-east-1", "spot-price-aws-p3.16xlarge-us-east-1.json",
-          "AWS p3.16xlarge (8x V100) spot prices, us-east-1, four zones, 2019-12-22 to 2020-02-20 (Training on a dime)"}}};
-    return registry;
-}
-
-SpotPriceHistory shipped_spot_price_history(std::string_view name) {
-    const std::string_view file = spot_price_registry().get(name);
-    return parse_spot_price_history(embedded_text(shipped_pricing_files(), file), std::string(name));
 }
 
 }  // namespace rentsim::price

@@ -12,9 +12,8 @@
 // 2026-12-02), so each zone's first record is the price in force at the start of the window. The
 // last price holds after the last record.
 //
-// Shipped (models/pricing/data, MIT licence, from the "Training on a dime" study,
-// stanford-futuredata/training_on_a_dime): AWS p3.2xlarge, p3.8xlarge and p3.16xlarge in
-// us-east-1, four zones each, 2019-12-22 to 2020-02-20.
+// Recorded histories ship with the scenarios (scenarios/traces/spot/training_on_a_dime: AWS p3
+// in us-east-1, 2019-12-22 to 2020-02-20, MIT licence); they are read from their files.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include "models/registry.hpp"
 
 namespace rentsim::price {
 
@@ -65,7 +63,7 @@ struct SpotPriceSeries {
 };
 
 struct SpotPriceHistory {
-    std::string name;                 // the shipped name or the file
+    std::string name;                 // the file
     std::string instance, product;    // shared by every record
     std::string start;                // time 0 as recorded, "2019-12-22T07:09:01.000Z"
     double span_s = 0;                // the latest record's time
@@ -86,9 +84,5 @@ inline constexpr std::size_t max_spot_price_records = 1000000;
 // type or product, a price that is not a positive decimal, a time that is not
 // YYYY-MM-DDTHH:MM:SS[.fff]Z, no record: SpotPriceError naming the JSON pointer.
 SpotPriceHistory parse_spot_price_history(std::string_view text, std::string name);
-
-// The shipped histories by name; the value is the file in models/pricing/data.
-const Registry<std::string_view>& spot_price_registry();
-SpotPriceHistory shipped_spot_price_history(std::string_view name);
 
 }  // namespace rentsim::price

@@ -81,8 +81,19 @@ TEST_CASE("README's pools-file ranges are the loader's table") {
 }
 
 TEST_CASE("a spot pool's price history: the zone named or the cheapest, aligned and scaled as asked") {
+    // The pools file's folder is the source tree's scenarios/capacity.
+    const std::string file = std::string(RENTSIM_SOURCE_DIR) + "/scenarios/capacity/p.json";
+    const std::string history = "../traces/spot/training_on_a_dime/aws-spot-price-us-east-1-p3.2xlarge.json";
+    const auto error_in = [&](const std::string& text) {
+        try {
+            (void)capacity::parse_pools(text, file);
+        } catch (const analysis::InputError& e) {
+            return e.message();
+        }
+        return std::string("no error");
+    };
     const std::string head = R"({"schema": 1, "pools": [{"name": "spot", "provider": "aws", "instance": "p3.2xlarge", "plan": "spot", "max_nodes": 2, "spot": {"trace": "bamboo-p3"}, "spot_price": )";
-    auto f = capacity::parse_pools(head + R"({"history": "aws-p3.2xlarge-us-east-1", "zone": "us-east-1d", "offset_s": 86400}}]})", "p.json");
+    auto f = capacity::parse_pools(head + R"({"history": ")" + history + R"(", "zone": "us-east-1d", "offset_s": 86400}}]})", file);
     const capacity::SpotPrice& sp = f.config.pools[0].spot_price;
     REQUIRE(sp.series != nullptr);
     CHECK(sp.series->zone == "us-east-1d");
@@ -94,22 +105,22 @@ TEST_CASE("a spot pool's price history: the zone named or the cheapest, aligned 
     CHECK(pool.priced_seconds(0, 3600) * pool.usd_per_node_hour ==
           doctest::Approx(sp.series->weighted_seconds(86400, 3600, 1.0)));
     // No zone: the cheapest on average over the history.
-    f = capacity::parse_pools(head + R"({"history": "aws-p3.2xlarge-us-east-1"}}]})", "p.json");
+    f = capacity::parse_pools(head + R"({"history": ")" + history + R"("}}]})", file);
     const auto& h = *f.config.pools[0].spot_price.history;
     for (const auto& z : h.zones) CHECK(f.config.pools[0].spot_price.mean_usd_per_hour <= z.mean(h.span_s));
     // Another instance's history only when asked for relative scaling.
     const std::string p4de = R"({"schema": 1, "pools": [{"name": "spot", "provider": "aws", "instance": "p4de.24xlarge", "plan": "spot", "max_nodes": 2, "spot": {"trace": "bamboo-p3"}, "spot_price": )";
-    f = capacity::parse_pools(p4de + R"({"history": "aws-p3.2xlarge-us-east-1", "relative": true}}]})", "p.json");
+    f = capacity::parse_pools(p4de + R"({"history": ")" + history + R"(", "relative": true}}]})", file);
     CHECK(f.config.pools[0].spot_price.relative);
-    CHECK(error_of(p4de + R"({"history": "aws-p3.2xlarge-us-east-1"}}]})") ==
-          "p.json: /pools/0/spot_price/history: the history prices p3.2xlarge, the pool rents p4de.24xlarge; set "
+    CHECK(error_in(p4de + R"({"history": ")" + history + R"("}}]})") ==
+          "the history prices p3.2xlarge, the pool rents p4de.24xlarge; set "
           "\"relative\": true to scale the pool's catalog price by the history's price over its mean");
-    CHECK(error_of(head + R"({"history": "no-such-file.json"}}]})") ==
-          "p.json: /pools/0/spot_price/history: cannot open the spot price history no-such-file.json");
-    CHECK(error_of(head + R"({"history": "aws-p3.2xlarge-us-east-1", "offset_s": -1}}]})") ==
-          "p.json: /pools/0/spot_price/offset_s: expected a number >= 0, got -1");
+    CHECK(error_in(head + R"({"history": "no-such-file.json"}}]})") ==
+          "cannot open the spot price history " + std::string(RENTSIM_SOURCE_DIR) + "/scenarios/capacity/no-such-file.json");
+    CHECK(error_in(head + R"({"history": ")" + history + R"(", "offset_s": -1}}]})") ==
+          "expected a number >= 0, got -1");
     // A search over instances keeps an absolute history only on its own instance.
-    CHECK(error_of(head + R"({"history": "aws-p3.2xlarge-us-east-1"}}], "search": {"instances": ["p3.8xlarge"]}})") ==
-          "p.json: /search/instances/0: the spot price history of pool 'spot' prices p3.2xlarge, not p3.8xlarge; set "
+    CHECK(error_in(head + R"({"history": ")" + history + R"("}}], "search": {"instances": ["p3.8xlarge"]}})") ==
+          "the spot price history of pool 'spot' prices p3.2xlarge, not p3.8xlarge; set "
           "\"relative\": true to search other instances");
 }

@@ -1,6 +1,8 @@
 // Spot price histories: the reader's time line, its integral, its errors, and the shipped files.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "models/pricing/spot_price.hpp"
@@ -24,6 +26,16 @@ std::string error_of(const std::string& text) {
         return e.what();
     }
     return "no error";
+}
+
+price::SpotPriceHistory shipped(const std::string& instance) {
+    const std::string path = std::string(RENTSIM_SOURCE_DIR) +
+                             "/scenarios/traces/spot/training_on_a_dime/aws-spot-price-us-east-1-" + instance + ".json";
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE_MESSAGE(in, "cannot open " << path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return price::parse_spot_price_history(ss.str(), path);
 }
 
 }  // namespace
@@ -102,8 +114,8 @@ TEST_CASE("history errors name the JSON pointer and what was expected") {
     CHECK(error_of(std::string(100, '[')) == "byte 65: nesting deeper than 64");
 }
 
-TEST_CASE("the shipped histories read whole: zones, records and price ranges as documented") {
-    const auto h2 = price::shipped_spot_price_history("aws-p3.2xlarge-us-east-1");
+TEST_CASE("the recorded histories read whole: zones, records and price ranges as documented") {
+    const auto h2 = shipped("p3.2xlarge");
     CHECK(h2.instance == "p3.2xlarge");
     CHECK(h2.start == "2019-12-22T07:09:01.000Z");
     CHECK(h2.zone_names() == std::vector<std::string_view>{"us-east-1b", "us-east-1c", "us-east-1d", "us-east-1f"});
@@ -115,10 +127,10 @@ TEST_CASE("the shipped histories read whole: zones, records and price ranges as 
         }
     CHECK(lo == 0.918);
     CHECK(hi == 1.1564);
-    const auto h16 = price::shipped_spot_price_history("aws-p3.16xlarge-us-east-1");
+    const auto h16 = shipped("p3.16xlarge");
     for (const auto& z : h16.zones) {
         REQUIRE(z.steps.size() == 1);  // 7.344 throughout: one step after merging
         CHECK(z.steps[0].usd_per_hour == 7.344);
     }
-    CHECK(price::shipped_spot_price_history("aws-p3.8xlarge-us-east-1").instance == "p3.8xlarge");
+    CHECK(shipped("p3.8xlarge").instance == "p3.8xlarge");
 }
