@@ -134,6 +134,11 @@ struct ClusterConfig {
     std::map<std::string, std::vector<std::string>> gpu_type_allow;  // recorded label -> GPU names
     double checkpoint_interval_s = default_checkpoint_interval_s;
     double restart_s = default_restart_s;
+    // Priority preemption: when the queue's head cannot start, it may interrupt running spot_ok
+    // jobs of strictly lower priority (the jobs that accept interruptions) on the nodes it needs,
+    // as a spot reclaim does: they lose their work since the last checkpoint, go back to the
+    // queue and pay restart_s. Off: priorities only order the queue.
+    bool priority_preemption = false;
     double utilization_interval_s = default_utilization_interval_s;
     std::uint64_t seed = 1;
 };

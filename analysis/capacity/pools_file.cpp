@@ -249,9 +249,10 @@ PoolsFile parse_pools(const std::string& text, const std::string& file) {
         if (auto y = a.get("release")) c.autoscaler.release = y->as(releases());
     }
     if (auto x = o.get("preemption")) {
-        Object p(*x, {"checkpoint_interval_s", "restart_s"});
+        Object p(*x, {"checkpoint_interval_s", "restart_s", "priority"});
         if (auto y = p.get("checkpoint_interval_s")) c.checkpoint_interval_s = y->as_positive_number();
         if (auto y = p.get("restart_s")) c.restart_s = y->as_nonnegative_number();
+        if (auto y = p.get("priority")) c.priority_preemption = y->as_bool();
     }
     const auto& gpus = compute::gpu_registry();
     if (auto x = o.get("trace_gpu")) {

@@ -434,10 +434,11 @@ private:
         int shadow_pool = -1;
         int tried = 0;
         for (auto it = queue_.begin(); it != queue_.end();) {
-            if (busy_ >= ready_gpus_) break;  // nothing free anywhere
+            // Nothing free anywhere: nothing starts, unless the head may preempt.
+            if (busy_ >= ready_gpus_ && (blocked || !c_.priority_preemption)) break;
             const std::uint32_t s = it->slot;
             if (!blocked) {
-                if (try_start(s, sim::time_max, -1)) {
+                if (try_start(s, sim::time_max, -1) || (c_.priority_preemption && preempt_for(s))) {
                     it = queue_.erase(it);
                     continue;
                 }
@@ -454,6 +455,113 @@ private:
             }
             ++it;
         }
+    }
+
+    // ---- priority preemption -------------------------------------------------------------
+    // GPU-seconds that job `s` would lose if interrupted now: its held time since its last
+    // checkpoint (the restart it is paying included), times its GPUs.
+    double lost_gpu_s(std::uint32_t s) const {
+        const ActiveJob& a = jobs_[s];
+        const double held = sim::to_seconds(engine_.now() - a.attempt_start);
+        const double computing = held - sim::to_seconds(a.overhead);
+        const double kept = computing > 0 ? std::floor(computing / c_.checkpoint_interval_s) * c_.checkpoint_interval_s : 0.0;
+        return (held - kept) * a.per_node * static_cast<double>(a.nodes.size());
+    }
+
+    bool preemptible_for(std::uint32_t victim, const ActiveJob& head) const {
+        const ActiveJob& v = jobs_[victim];
+        return v.job.spot_ok && v.q.priority < head.q.priority;
+    }
+
+    // Frees room for the queue's head `s` by interrupting running preemptible jobs of lower
+    // priority, the set that loses the fewest GPU-seconds of work over the pools it may use
+    // (greedy within a pool: on one node, its cheapest victims first until the job fits; for a
+    // gang, the nodes cheapest to empty), then starts it. False when no such set exists.
+    bool preempt_for(std::uint32_t s) {
+        const ActiveJob& a = jobs_[s];
+        double best = std::numeric_limits<double>::infinity();
+        int best_pool = -1;
+        std::vector<std::uint32_t> best_victims;
+        for (int pi : order_) {
+            const PoolState& p = pools_[static_cast<std::size_t>(pi)];
+            if (!allowed(a, p)) continue;
+            std::vector<std::uint32_t> victims;
+            const double lost = victims_in(a, p, victims);
+            if (lost < best) {
+                best = lost;
+                best_pool = pi;
+                best_victims = std::move(victims);
+            }
+        }
+        if (best_pool < 0 || best_victims.empty()) return false;
+        for (std::uint32_t v : best_victims) interrupt(v, true);
+        for (std::uint32_t v : best_victims) {
+            if (jobs_[v].preemptions > max_preemptions_per_job) give_up(v, "preempted too often");
+            else enqueue(v);
+        }
+        PoolState& p = pools_[static_cast<std::size_t>(best_pool)];
+        std::vector<int> nodes = fit(a, p);
+        if (nodes.empty()) return false;  // cannot happen: the victims held the room
+        start(s, best_pool, std::move(nodes));
+        return true;
+    }
+
+    // The cheapest victims in pool `p` for job `a` (appended to `out`) and the GPU-seconds they
+    // lose; infinity when the pool cannot make room.
+    double victims_in(const ActiveJob& a, const PoolState& p, std::vector<std::uint32_t>& out) const {
+        const double inf = std::numeric_limits<double>::infinity();
+        const int g = a.job.gpus;
+        if (g <= p.gpn) {
+            double best = inf;
+            for (std::size_t idx = 0; idx < p.nodes.size(); ++idx) {
+                const Node& n = p.nodes[idx];
+                if (n.state != NodeState::ready) continue;
+                std::vector<std::pair<double, std::uint32_t>> cand;
+                int room = n.free;
+                for (std::uint32_t v : n.jobs)
+                    if (preemptible_for(v, a)) cand.push_back({lost_gpu_s(v), v});
+                std::sort(cand.begin(), cand.end());
+                double lost = 0;
+                std::vector<std::uint32_t> picked;
+                for (const auto& [l, v] : cand) {
+                    if (room >= g) break;
+                    room += jobs_[v].per_node;
+                    lost += l;
+                    picked.push_back(v);
+                }
+                if (room >= g && !picked.empty() && lost < best) {
+                    best = lost;
+                    out = std::move(picked);
+                }
+            }
+            return best;
+        }
+        // A gang: whole nodes, each emptied of all its jobs (all must be preemptible).
+        const auto k = static_cast<std::size_t>((g + p.gpn - 1) / p.gpn);
+        std::vector<std::pair<double, int>> nodes;  // (lost to empty it, node)
+        for (std::size_t idx = 0; idx < p.nodes.size(); ++idx) {
+            const Node& n = p.nodes[idx];
+            if (n.state != NodeState::ready) continue;
+            double lost = 0;
+            bool ok = true;
+            for (std::uint32_t v : n.jobs) {
+                if (!preemptible_for(v, a)) {
+                    ok = false;
+                    break;
+                }
+                lost += lost_gpu_s(v);
+            }
+            if (ok) nodes.push_back({lost, static_cast<int>(idx)});
+        }
+        if (nodes.size() < k) return inf;
+        std::sort(nodes.begin(), nodes.end());
+        std::set<std::uint32_t> picked;
+        for (std::size_t i = 0; i < k; ++i)
+            for (std::uint32_t v : p.nodes[static_cast<std::size_t>(nodes[i].second)].jobs) picked.insert(v);
+        double lost = 0;
+        for (std::uint32_t v : picked) lost += lost_gpu_s(v);
+        out.assign(picked.begin(), picked.end());
+        return lost;
     }
 
     // The earliest time the blocked head could start by the estimates, and its pool.
@@ -639,7 +747,7 @@ private:
         if (n.state != NodeState::ready) return;
         p.result.preemptions++;
         const std::vector<std::uint32_t> victims = n.jobs;
-        for (std::uint32_t s : victims) interrupt(s);
+        for (std::uint32_t s : victims) interrupt(s, false);
         end_lease(pi, idx);
         // The pool's floor is kept: a reclaimed node below it is replaced (after its start-up).
         while (p.alive < p.spec->nodes) provision(pi);
@@ -653,7 +761,8 @@ private:
         maybe_stop();
     }
 
-    void interrupt(std::uint32_t s) {
+    // Interrupts running job `s`: by a spot reclaim, or for a higher-priority job.
+    void interrupt(std::uint32_t s, bool for_priority) {
         ActiveJob& a = jobs_[s];
         if (a.end_event.valid()) engine_.cancel(a.end_event);
         a.end_event = {};
@@ -669,7 +778,7 @@ private:
             a.work_s -= work;
         }
         ++a.preemptions;
-        ++result_.preemptions;
+        ++(for_priority ? result_.priority_preemptions : result_.preemptions);
         a.restart = true;
         std::vector<int> nodes = std::move(a.nodes);
         a.nodes.clear();

@@ -466,3 +466,70 @@ TEST_CASE("a constant history at the catalog price bills exactly as the catalog 
     CHECK(a.result.fingerprint == b.result.fingerprint);
     for (const auto& [id, rec] : a.jobs) CHECK(rec.cost_usd == b.jobs.at(id).cost_usd);
 }
+
+namespace {
+
+jobs::Job with_priority(jobs::Job j, int priority) {
+    j.priority = priority;
+    return j;
+}
+
+// One reserved 8-GPU node, checkpoints every 1800 s, restarts of 600 s, and three jobs:
+//   A t=0 4 GPUs 4000 s, B t=100 4 GPUs 3000 s (both priority 0, spot_ok: preemptible),
+//   C t=2000 4 GPUs 1000 s, priority 1, not spot_ok.
+Run three_jobs(bool priority_preemption) {
+    ClusterConfig c = one_node("fifo");
+    c.checkpoint_interval_s = 1800;
+    c.restart_s = 600;
+    c.priority_preemption = priority_preemption;
+    return replay(c, {job(0, 4, 4000, "u", true), job(100, 4, 3000, "u", true), with_priority(job(2000, 4, 1000), 1)});
+}
+
+}  // namespace
+
+TEST_CASE("priority preemption interrupts the lower-priority job that loses the least work") {
+    // At 2000 s the node is full. A has computed 2000 s (checkpoint at 1800: loses 200 s x 4
+    // GPUs = 800 GPU-s), B 1900 s (checkpoint at 1800: loses 100 s x 4 = 400 GPU-s): B is
+    // interrupted, C runs 2000-3000 s, B restarts at 3000 s and pays 600 s of restart and its
+    // remaining 3000 - 1800 = 1200 s: it ends at 4800 s. A is untouched and ends at 4000 s.
+    const Run r = three_jobs(true);
+    CHECK(r.jobs.at("j2000-4-1000").start_s == doctest::Approx(2000));
+    CHECK(r.jobs.at("j2000-4-1000").end_s == doctest::Approx(3000));
+    CHECK(r.jobs.at("j100-4-3000").end_s == doctest::Approx(4800));
+    CHECK(r.jobs.at("j100-4-3000").preemptions == 1);
+    CHECK(r.jobs.at("j0-4-4000").end_s == doctest::Approx(4000));
+    CHECK(r.jobs.at("j0-4-4000").preemptions == 0);
+    CHECK(r.result.priority_preemptions == 1);
+    CHECK(r.result.preemptions == 0);  // no spot reclaim
+    // Work kept is all the work: 4 x (4000 + 3000 + 1000) GPU-s.
+    CHECK(r.result.useful_gpu_hours == doctest::Approx(4.0 * 8000 / 3600));
+    // Without it C waits for B, which ends at 3100 s.
+    const Run off = three_jobs(false);
+    CHECK(off.jobs.at("j2000-4-1000").start_s == doctest::Approx(3100));
+    CHECK(off.result.priority_preemptions == 0);
+}
+
+TEST_CASE("priority preemption spares jobs that are not spot_ok and jobs of equal priority") {
+    ClusterConfig c = one_node("fifo");
+    c.priority_preemption = true;
+    // A is not spot_ok, B has C's priority: C waits for A (ends 4000 s) although B ends later.
+    const Run r = replay(c, {with_priority(job(0, 4, 4000), 0), with_priority(job(100, 4, 5000, "u", true), 1),
+                             with_priority(job(2000, 4, 1000), 1)});
+    CHECK(r.jobs.at("j2000-4-1000").start_s == doctest::Approx(4000));
+    CHECK(r.result.priority_preemptions == 0);
+}
+
+TEST_CASE("a gang of higher priority empties the whole nodes cheapest to empty") {
+    // Two reserved nodes, each running one preemptible 8-GPU job; a 16-GPU job of priority 1
+    // needs both: both are interrupted (2 priority preemptions) and it starts at once.
+    ClusterConfig c = one_node("fifo");
+    c.pools = {pool("base", PoolKind::reserved, 2, 2)};
+    c.priority_preemption = true;
+    c.checkpoint_interval_s = 1800;
+    c.restart_s = 600;
+    const Run r = replay(c, {job(0, 8, 4000, "u", true), job(0, 8, 4000, "v", true), with_priority(job(1000, 16, 500), 1)});
+    CHECK(r.jobs.at("j1000-16-500").start_s == doctest::Approx(1000));
+    CHECK(r.result.priority_preemptions == 2);
+    // Each lost its 1000 s (no checkpoint yet) and restarts at 1500 s: 600 s + 4000 s.
+    CHECK(r.jobs.at("j0-8-4000").end_s == doctest::Approx(6100));
+}
