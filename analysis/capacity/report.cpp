@@ -83,7 +83,7 @@ std::string format_cluster(const std::string& name, const ClusterConfig& config,
                        r.cost_per_useful_gpu_hour, r.useful_gpu_hours, r.preemptions);
     // Only when enabled, so that replays without it print as before.
     if (config.priority_preemption)
-        out += fmt::format("  {} priority preemptions (running spot_ok jobs interrupted for higher-priority ones)\n",
+        out += fmt::format("  priority preemptions: {} (running spot_ok jobs interrupted for higher-priority ones)\n",
                            r.priority_preemptions);
     for (const auto& e : r.unschedulable_examples) out += "  unschedulable: " + e + "\n";
     if (r.unschedulable > static_cast<std::int64_t>(r.unschedulable_examples.size()))
