@@ -527,9 +527,11 @@ TEST_CASE("a gang of higher priority empties the whole nodes cheapest to empty")
     c.priority_preemption = true;
     c.checkpoint_interval_s = 1800;
     c.restart_s = 600;
-    const Run r = replay(c, {job(0, 8, 4000, "u", true), job(0, 8, 4000, "v", true), with_priority(job(1000, 16, 500), 1)});
+    const Run r = replay(c, {job(0, 8, 4000, "u", true), job(0, 8, 4001, "v", true), with_priority(job(1000, 16, 500), 1)});
     CHECK(r.jobs.at("j1000-16-500").start_s == doctest::Approx(1000));
     CHECK(r.result.priority_preemptions == 2);
-    // Each lost its 1000 s (no checkpoint yet) and restarts at 1500 s: 600 s + 4000 s.
+    // Each lost its 1000 s (no checkpoint yet) and restarts at 1500 s: 600 s + its whole run.
     CHECK(r.jobs.at("j0-8-4000").end_s == doctest::Approx(6100));
+    CHECK(r.jobs.at("j0-8-4001").end_s == doctest::Approx(6101));
+    CHECK(r.jobs.at("j0-8-4000").preemptions == 1);
 }
