@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/scenario/scenario.hpp"
+#include "models/pricing/spot_price.hpp"
 #include "models/pricing/spot_trace.hpp"
 
 namespace rentsim::capacity {
@@ -44,6 +45,20 @@ inline constexpr int autoscaler_max_jobs = 1000;
 // Width of one row of the GPU utilisation time series, unless the pools file says otherwise.
 inline constexpr double default_utilization_interval_s = 3600.0;
 
+// A spot pool's price as it moved: a recorded history (models/pricing/spot_price.hpp), one zone
+// of it, aligned so that the replay's time 0 (the trace's first submission, or time 0 of the
+// trace's clock) is the history's time 0 plus offset_s.
+struct SpotPrice {
+    std::shared_ptr<const price::SpotPriceHistory> history;
+    const price::SpotPriceSeries* series = nullptr;  // a zone of *history
+    double offset_s = 0;
+    // false: the history's prices are the pool's (same instance type); true: the pool's catalog
+    // price is scaled by the history's price over its mean (another instance type, or to keep
+    // the catalog's level).
+    bool relative = false;
+    double mean_usd_per_hour = 0;  // of the series over the history's span
+};
+
 enum class PoolKind : std::uint8_t {
     reserved,   // reserved or committed: every node billed for the whole replay
     on_demand,  // per use, after a start-up delay, by the provider's increments and minimum
@@ -67,9 +82,18 @@ struct Pool {
     // fleet loses nodes (each alive node with probability 1 / the trace's nodes alive).
     double preempt_mean_h = 0;
     std::shared_ptr<const price::SpotTrace> spot_trace;
+    SpotPrice spot_price;  // series == nullptr: every second at usd_per_node_hour
 
     bool scalable() const { return kind != PoolKind::reserved && max_nodes > nodes; }
     double usd_per_gpu_second() const { return usd_per_node_hour / 3600.0 / gpus_per_node; }
+    // One node held over [from_s, from_s + length_s] of the replay, as seconds at
+    // usd_per_node_hour: the integral of the price in force over the catalog price. Exactly
+    // length_s without a history (or with one whose price is constant at the divisor).
+    double priced_seconds(double from_s, double length_s) const {
+        if (!spot_price.series) return length_s;
+        const double per = spot_price.relative ? spot_price.mean_usd_per_hour : usd_per_node_hour;
+        return spot_price.series->weighted_seconds(from_s + spot_price.offset_s, length_s, per);
+    }
 };
 
 enum class Release : std::uint8_t {
@@ -133,6 +157,11 @@ struct ClusterConfig {
     std::string default_workload_class;
     double checkpoint_interval_s = default_checkpoint_interval_s;
     double restart_s = default_restart_s;
+    // Priority preemption: when the queue's head cannot start, it may interrupt running spot_ok
+    // jobs of strictly lower priority (the jobs that accept interruptions) on the nodes it needs,
+    // as a spot reclaim does: they lose their work since the last checkpoint, go back to the
+    // queue and pay restart_s. Off: priorities only order the queue.
+    bool priority_preemption = false;
     double utilization_interval_s = default_utilization_interval_s;
     std::uint64_t seed = 1;
 };

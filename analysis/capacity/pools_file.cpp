@@ -1,5 +1,6 @@
 #include "analysis/capacity/pools_file.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -12,6 +13,7 @@
 #include "models/compute/gpu.hpp"
 #include "models/names.hpp"
 #include "models/pricing/catalog.hpp"
+#include "models/pricing/spot_price.hpp"
 #include "models/pricing/spot_trace.hpp"
 
 namespace rentsim::capacity {
@@ -29,6 +31,7 @@ constexpr analysis::NumberRange pools_ranges[] = {
     {"pools.billing_increment_s", 1e-3, 31536000, "s"},
     {"pools.minimum_billed_s", 0, 31536000, "s"},
     {"pools.spot.mean_time_between_preemptions_h", 0.01, 1e6, "h"},
+    {"pools.spot_price.offset_s", 0, 3153600000, "s"},
     {"autoscaler.queue_wait_s", 0, 31536000, "s"},
     {"autoscaler.queue_length", 0, 1e9, "jobs"},
     {"autoscaler.idle_timeout_s", 0, 31536000, "s"},
@@ -77,9 +80,47 @@ void price_pool(Pool& p, bool allow_flagged, const Value& at) {
     p.price_source = row->source + " (" + row->as_of + ")";
 }
 
+// A spot price history file, relative to the pools file's folder.
+std::shared_ptr<const price::SpotPriceHistory> load_history(const Value& at) {
+    const std::string name = at.as_string();
+    if (name.empty()) at.fail("expected the path of a spot price history (AWS DescribeSpotPriceHistory JSON)");
+    std::filesystem::path path(name);
+    if (path.is_relative()) path = (std::filesystem::path(at.source().file).parent_path() / path).lexically_normal();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) at.fail("cannot open the spot price history " + path.generic_string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    try {
+        return std::make_shared<const price::SpotPriceHistory>(price::parse_spot_price_history(ss.str(), path.generic_string()));
+    } catch (const price::SpotPriceError& e) {
+        throw analysis::InputError(path.generic_string(), e.pointer(), e.message());
+    }
+}
+
+// The pool's `spot_price`: {"history", "zone", "offset_s", "relative"}.
+void parse_spot_price(Pool& p, const Value& v) {
+    if (p.kind != PoolKind::spot) v.fail("'spot_price' is a spot price history; plan '" + p.plan + "' is not spot");
+    Object s(v, {"history", "zone", "offset_s", "relative"});
+    SpotPrice& sp = p.spot_price;
+    sp.history = load_history(s.at("history"));
+    const price::SpotPriceHistory& h = *sp.history;
+    if (auto z = s.get("zone")) {
+        const auto names = h.zone_names();
+        sp.series = h.find_zone(z->as_name("availability zone of " + h.name, names));
+    } else {
+        sp.series = &h.cheapest();
+    }
+    if (auto x = s.get("offset_s")) sp.offset_s = x->as_nonnegative_number();
+    if (auto x = s.get("relative")) sp.relative = x->as_bool();
+    sp.mean_usd_per_hour = sp.series->mean(h.span_s);
+    if (!sp.relative && h.instance != p.instance)
+        s.at("history").fail("the history prices " + h.instance + ", the pool rents " + p.instance +
+                             "; set \"relative\": true to scale the pool's catalog price by the history's price over its mean");
+}
+
 Pool parse_pool(const Value& v) {
     Object o(v, {"name", "provider", "instance", "plan", "region", "allow_flagged", "nodes", "max_nodes", "startup_s",
-                 "billing_increment_s", "minimum_billed_s", "spot"});
+                 "billing_increment_s", "minimum_billed_s", "spot", "spot_price"});
     Pool p;
     p.name = o.at("name").as_string();
     if (p.name.empty()) o.at("name").fail("expected a non-empty name");
@@ -139,6 +180,7 @@ Pool parse_pool(const Value& v) {
     } else if (p.kind == PoolKind::spot) {
         o.value().fail("a spot pool needs 'spot' {'mean_time_between_preemptions_h' or 'trace'} to model preemptions");
     }
+    if (auto x = o.get("spot_price")) parse_spot_price(p, *x);
     return p;
 }
 
@@ -213,6 +255,10 @@ Pool with_instance(const Pool& pool, const std::string& instance) {
     const price::CatalogRow* row = price::find_price(price::shipped_catalog(), p.provider, p.instance, p.plan);
     if (!row || !row->flag.empty())
         throw std::invalid_argument("no trusted catalog price for " + p.provider + " " + instance + " " + p.plan);
+    if (p.spot_price.series && !p.spot_price.relative && p.spot_price.history->instance != instance)
+        throw std::invalid_argument("the spot price history of pool '" + p.name + "' prices " +
+                                    p.spot_price.history->instance + ", not " + instance +
+                                    "; set \"relative\": true to search other instances");
     p.region = row->region;
     p.gpu = row->gpu;
     p.gpus_per_node = row->gpus_per_instance;
@@ -265,9 +311,10 @@ PoolsFile parse_pools(const std::string& text, const std::string& file) {
         if (auto y = a.get("release")) c.autoscaler.release = y->as(releases());
     }
     if (auto x = o.get("preemption")) {
-        Object p(*x, {"checkpoint_interval_s", "restart_s"});
+        Object p(*x, {"checkpoint_interval_s", "restart_s", "priority"});
         if (auto y = p.get("checkpoint_interval_s")) c.checkpoint_interval_s = y->as_positive_number();
         if (auto y = p.get("restart_s")) c.restart_s = y->as_nonnegative_number();
+        if (auto y = p.get("priority")) c.priority_preemption = y->as_bool();
     }
     const auto& gpus = compute::gpu_registry();
     if (auto x = o.get("trace_gpu")) {
@@ -349,7 +396,9 @@ PoolsFile parse_pools(const std::string& text, const std::string& file) {
                         const Pool q = with_instance(p, name);
                         if (!c.trace_gpu.empty() && q.gpu.empty())
                             v.fail("the catalog names no GPU model for " + name + "; durations cannot be rescaled to it");
-                    } catch (const std::invalid_argument&) {
+                    } catch (const std::invalid_argument& e) {
+                        if (p.spot_price.series && !p.spot_price.relative && p.spot_price.history->instance != name)
+                            v.fail(e.what());
                         v.fail("no trusted catalog price for " + provider + " " + name + " " + p.plan + " (pool '" + p.name + "')");
                     }
                 }

@@ -81,6 +81,10 @@ std::string format_cluster(const std::string& name, const ClusterConfig& config,
                        "({:.1f} GPU-h); {} preemptions\n",
                        r.cost_usd, hours(r.makespan_s), r.makespan_s / 86400.0, r.gpu_utilization * 100.0,
                        r.cost_per_useful_gpu_hour, r.useful_gpu_hours, r.preemptions);
+    // Only when enabled, so that replays without it print as before.
+    if (config.priority_preemption)
+        out += fmt::format("  priority preemptions: {} (running spot_ok jobs interrupted for higher-priority ones)\n",
+                           r.priority_preemptions);
     for (const auto& e : r.unschedulable_examples) out += "  unschedulable: " + e + "\n";
     if (r.unschedulable > static_cast<std::int64_t>(r.unschedulable_examples.size()))
         out += fmt::format("  ... and {} more unschedulable\n", r.unschedulable - static_cast<std::int64_t>(r.unschedulable_examples.size()));
@@ -116,6 +120,7 @@ std::string cluster_json(const std::string& name, const ClusterConfig& config, c
     doc["useful_gpu_hours"] = r.useful_gpu_hours;
     doc["cost_per_useful_gpu_hour_usd"] = r.cost_per_useful_gpu_hour;
     doc["preemptions"] = r.preemptions;
+    if (config.priority_preemption) doc["priority_preemptions"] = r.priority_preemptions;
     doc["peak_jobs_in_flight"] = r.peak_jobs_in_flight;
     doc["utilization_interval_s"] = r.utilization_interval_s;
     doc["pools"] = Json::array();
@@ -141,6 +146,18 @@ std::string cluster_json(const std::string& name, const ClusterConfig& config, c
         o["busy_gpu_hours"] = p.busy_gpu_hours;
         o["preemptions"] = p.preemptions;
         o["cost_usd"] = p.cost_usd;
+        if (const SpotPrice& sp = spec.spot_price; sp.series) {
+            Json h;
+            h["history"] = sp.history->name;
+            h["instance"] = sp.history->instance;
+            h["zone"] = sp.series->zone;
+            h["start"] = sp.history->start;
+            h["offset_s"] = sp.offset_s;
+            h["relative"] = sp.relative;
+            h["history_mean_usd_per_hour"] = sp.mean_usd_per_hour;
+            h["mean_billed_usd_per_node_hour"] = p.billed_node_hours > 0 ? p.cost_usd / p.billed_node_hours : 0.0;
+            o["spot_price"] = std::move(h);
+        }
         doc["pools"].push_back(std::move(o));
     }
     doc["assumptions"] = r.assumptions;

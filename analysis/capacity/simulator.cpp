@@ -57,6 +57,7 @@ struct PoolState {
     int alive = 0;
     PoolResult result;
     double billed_s = 0;  // node-seconds billed
+    double priced_s = 0;  // the same at the price in force, as seconds at the catalog price
     std::size_t trace_next = 0;
     double trace_offset_s = 0;
 };
@@ -426,7 +427,8 @@ private:
         const double held_s = sim::to_seconds(engine_.now() - a.attempt_start);
         const double gpu_s = held_s * a.per_node * static_cast<double>(a.nodes.size());
         p.result.busy_gpu_hours += gpu_s / 3600.0;
-        a.cost += gpu_s * p.spec->usd_per_gpu_second();
+        const double priced_s = p.spec->priced_seconds(sim::to_seconds(a.attempt_start), held_s);
+        a.cost += priced_s * a.per_node * static_cast<double>(a.nodes.size()) * p.spec->usd_per_gpu_second();
         busy_ -= a.per_node * static_cast<int>(a.nodes.size());
         for (int idx : a.nodes) {
             Node& n = p.nodes[static_cast<std::size_t>(idx)];
@@ -487,10 +489,11 @@ private:
         int tried = 0;
         int largest = 0;  // largest_fit() while blocked
         for (auto it = queue_.begin(); it != queue_.end();) {
-            if (busy_ >= ready_gpus_) break;  // nothing free anywhere
+            // Nothing free anywhere: nothing starts, unless the head may preempt.
+            if (busy_ >= ready_gpus_ && (blocked || !c_.priority_preemption)) break;
             const std::uint32_t s = it->slot;
             if (!blocked) {
-                if (try_start(s, sim::time_max, -1)) {
+                if (try_start(s, sim::time_max, -1) || (c_.priority_preemption && preempt_for(s))) {
                     it = queue_.erase(it);
                     continue;
                 }
@@ -533,6 +536,113 @@ private:
                 }
         }
         return most;
+    }
+
+    // ---- priority preemption -------------------------------------------------------------
+    // GPU-seconds that job `s` would lose if interrupted now: its held time since its last
+    // checkpoint (the restart it is paying included), times its GPUs.
+    double lost_gpu_s(std::uint32_t s) const {
+        const ActiveJob& a = jobs_[s];
+        const double held = sim::to_seconds(engine_.now() - a.attempt_start);
+        const double computing = held - sim::to_seconds(a.overhead);
+        const double kept = computing > 0 ? std::floor(computing / c_.checkpoint_interval_s) * c_.checkpoint_interval_s : 0.0;
+        return (held - kept) * a.per_node * static_cast<double>(a.nodes.size());
+    }
+
+    bool preemptible_for(std::uint32_t victim, const ActiveJob& head) const {
+        const ActiveJob& v = jobs_[victim];
+        return v.job.spot_ok && v.q.priority < head.q.priority;
+    }
+
+    // Frees room for the queue's head `s` by interrupting running preemptible jobs of lower
+    // priority, the set that loses the fewest GPU-seconds of work over the pools it may use
+    // (greedy within a pool: on one node, its cheapest victims first until the job fits; for a
+    // gang, the nodes cheapest to empty), then starts it. False when no such set exists.
+    bool preempt_for(std::uint32_t s) {
+        const ActiveJob& a = jobs_[s];
+        double best = std::numeric_limits<double>::infinity();
+        int best_pool = -1;
+        std::vector<std::uint32_t> best_victims;
+        for (int pi : order_) {
+            const PoolState& p = pools_[static_cast<std::size_t>(pi)];
+            if (!allowed(a, p)) continue;
+            std::vector<std::uint32_t> victims;
+            const double lost = victims_in(a, p, victims);
+            if (lost < best) {
+                best = lost;
+                best_pool = pi;
+                best_victims = std::move(victims);
+            }
+        }
+        if (best_pool < 0 || best_victims.empty()) return false;
+        for (std::uint32_t v : best_victims) interrupt(v, true);
+        for (std::uint32_t v : best_victims) {
+            if (jobs_[v].preemptions > max_preemptions_per_job) give_up(v, "preempted too often");
+            else enqueue(v);
+        }
+        PoolState& p = pools_[static_cast<std::size_t>(best_pool)];
+        std::vector<int> nodes = fit(a, p);
+        if (nodes.empty()) return false;  // cannot happen: the victims held the room
+        start(s, best_pool, std::move(nodes));
+        return true;
+    }
+
+    // The cheapest victims in pool `p` for job `a` (appended to `out`) and the GPU-seconds they
+    // lose; infinity when the pool cannot make room.
+    double victims_in(const ActiveJob& a, const PoolState& p, std::vector<std::uint32_t>& out) const {
+        const double inf = std::numeric_limits<double>::infinity();
+        const int g = a.job.gpus;
+        if (g <= p.gpn) {
+            double best = inf;
+            for (std::size_t idx = 0; idx < p.nodes.size(); ++idx) {
+                const Node& n = p.nodes[idx];
+                if (n.state != NodeState::ready) continue;
+                std::vector<std::pair<double, std::uint32_t>> cand;
+                int room = n.free;
+                for (std::uint32_t v : n.jobs)
+                    if (preemptible_for(v, a)) cand.push_back({lost_gpu_s(v), v});
+                std::sort(cand.begin(), cand.end());
+                double lost = 0;
+                std::vector<std::uint32_t> picked;
+                for (const auto& [l, v] : cand) {
+                    if (room >= g) break;
+                    room += jobs_[v].per_node;
+                    lost += l;
+                    picked.push_back(v);
+                }
+                if (room >= g && !picked.empty() && lost < best) {
+                    best = lost;
+                    out = std::move(picked);
+                }
+            }
+            return best;
+        }
+        // A gang: whole nodes, each emptied of all its jobs (all must be preemptible).
+        const auto k = static_cast<std::size_t>((g + p.gpn - 1) / p.gpn);
+        std::vector<std::pair<double, int>> nodes;  // (lost to empty it, node)
+        for (std::size_t idx = 0; idx < p.nodes.size(); ++idx) {
+            const Node& n = p.nodes[idx];
+            if (n.state != NodeState::ready) continue;
+            double lost = 0;
+            bool ok = true;
+            for (std::uint32_t v : n.jobs) {
+                if (!preemptible_for(v, a)) {
+                    ok = false;
+                    break;
+                }
+                lost += lost_gpu_s(v);
+            }
+            if (ok) nodes.push_back({lost, static_cast<int>(idx)});
+        }
+        if (nodes.size() < k) return inf;
+        std::sort(nodes.begin(), nodes.end());
+        std::set<std::uint32_t> picked;
+        for (std::size_t i = 0; i < k; ++i)
+            for (std::uint32_t v : p.nodes[static_cast<std::size_t>(nodes[i].second)].jobs) picked.insert(v);
+        double lost = 0;
+        for (std::uint32_t v : picked) lost += lost_gpu_s(v);
+        out.assign(picked.begin(), picked.end());
+        return lost;
     }
 
     // The earliest time the blocked head could start by the estimates, and its pool.
@@ -680,9 +790,7 @@ private:
         account();
         PoolState& p = pools_[static_cast<std::size_t>(pi)];
         Node& n = p.nodes[static_cast<std::size_t>(idx)];
-        const price::OnDemand od{units::UsdPerSecond{0}, units::seconds(p.spec->billing_increment_s),
-                                 units::seconds(p.spec->minimum_billed_s), 1};
-        p.billed_s += od.billed(units::seconds(sim::to_seconds(engine_.now() - n.lease_start))).value;
+        bill(p, n.lease_start, engine_.now());
         if (n.state == NodeState::ready) {
             p.by_free[static_cast<std::size_t>(n.free)].erase(idx);
             ready_gpus_ -= p.gpn;
@@ -698,6 +806,20 @@ private:
         p.dead.push_back(idx);
     }
 
+    // One lease of [start, end): its billed seconds (increments and minimum), each at the price
+    // in force during it. AWS: "You pay the Spot price that's in effect, billed to the nearest
+    // second" (AWS whitepaper "Overview of Amazon EC2 Spot Instances", How Spot Instances Work,
+    // read 2026-12-02). Billed seconds past the release (the minimum, the rest of an increment)
+    // are priced as if the node were still held.
+    void bill(PoolState& p, Time start, Time end) {
+        const Pool& spec = *p.spec;
+        const price::OnDemand od{units::UsdPerSecond{0}, units::seconds(spec.billing_increment_s),
+                                 units::seconds(spec.minimum_billed_s), 1};
+        const double billed = od.billed(units::seconds(sim::to_seconds(end - start))).value;
+        p.billed_s += billed;
+        p.priced_s += spec.priced_seconds(sim::to_seconds(start), billed);
+    }
+
     // ---- spot ----------------------------------------------------------------------------
     void preempt(int pi, int idx) {
         PoolState& p = pools_[static_cast<std::size_t>(pi)];
@@ -706,7 +828,7 @@ private:
         if (n.state != NodeState::ready) return;
         p.result.preemptions++;
         const std::vector<std::uint32_t> victims = n.jobs;
-        for (std::uint32_t s : victims) interrupt(s);
+        for (std::uint32_t s : victims) interrupt(s, false);
         end_lease(pi, idx);
         // The pool's floor is kept: a reclaimed node below it is replaced (after its start-up).
         while (p.alive < p.spec->nodes) provision(pi);
@@ -720,7 +842,8 @@ private:
         maybe_stop();
     }
 
-    void interrupt(std::uint32_t s) {
+    // Interrupts running job `s`: by a spot reclaim, or for a higher-priority job.
+    void interrupt(std::uint32_t s, bool for_priority) {
         ActiveJob& a = jobs_[s];
         if (a.end_event.valid()) engine_.cancel(a.end_event);
         a.end_event = {};
@@ -736,7 +859,7 @@ private:
             a.work_s -= work;
         }
         ++a.preemptions;
-        ++result_.preemptions;
+        ++(for_priority ? result_.priority_preemptions : result_.preemptions);
         a.restart = true;
         std::vector<int> nodes = std::move(a.nodes);
         a.nodes.clear();
@@ -962,19 +1085,18 @@ private:
             const Pool& spec = *p.spec;
             if (spec.kind == PoolKind::reserved) {
                 p.billed_s = spec.nodes * result_.makespan_s;
+                p.priced_s = p.billed_s;
             } else {
                 // Nodes still held: billed to their pending release (idle ones), else to now.
                 for (std::size_t idx = 0; idx < p.nodes.size(); ++idx) {
                     Node& n = p.nodes[idx];
                     if (n.state == NodeState::gone) continue;
                     const Time until = n.release_at >= 0 ? n.release_at : engine_.now();
-                    const price::OnDemand od{units::UsdPerSecond{0}, units::seconds(spec.billing_increment_s),
-                                             units::seconds(spec.minimum_billed_s), 1};
-                    p.billed_s += od.billed(units::seconds(sim::to_seconds(std::max(until, n.lease_start) - n.lease_start))).value;
+                    bill(p, n.lease_start, std::max(until, n.lease_start));
                 }
             }
             p.result.billed_node_hours = p.billed_s / 3600.0;
-            p.result.cost_usd = p.result.billed_node_hours * spec.usd_per_node_hour;
+            p.result.cost_usd = p.priced_s / 3600.0 * spec.usd_per_node_hour;
             result_.cost_usd += p.result.cost_usd;
             result_.pools.push_back(p.result);
         }
@@ -1011,6 +1133,24 @@ private:
         a.push_back(fmt::format("a preempted job loses the work since its last checkpoint (every {:g} s of computing) and "
                                 "restarts after {:g} s", c_.checkpoint_interval_s, c_.restart_s));
         a.push_back("reserved pools are billed for every node over the whole replay (to the last finish)");
+        for (const auto& p : c_.pools) {
+            const SpotPrice& sp = p.spot_price;
+            if (!sp.series) continue;
+            const std::string at = fmt::format("the replay's time 0 (the trace's first submission) is {} of the history{}",
+                                               sp.history->start,
+                                               sp.offset_s > 0 ? fmt::format(" plus {:g} s", sp.offset_s) : "");
+            if (sp.relative)
+                a.push_back(fmt::format("spot pool '{}' pays its catalog price ({:.4f} USD/node-hour) times the {} {} spot "
+                                        "price over its mean ({:.4f} USD/h) in force each billed second; {}; the last "
+                                        "price holds after the history's end",
+                                        p.name, p.usd_per_node_hour, sp.history->instance, sp.series->zone,
+                                        sp.mean_usd_per_hour, at));
+            else
+                a.push_back(fmt::format("spot pool '{}' pays the recorded {} {} spot price in force each billed second "
+                                        "(history {}, mean {:.4f} USD/h); {}; the last price holds after the history's end",
+                                        p.name, sp.history->instance, sp.series->zone, sp.history->name,
+                                        sp.mean_usd_per_hour, at));
+        }
         a.push_back("a job's cost share is its GPUs' held time at its pool's price; idle capacity is in the pools' cost only");
         a.push_back(fmt::format("scheduler estimates: {}", c_.estimate == DurationEstimate::recorded
                                                                ? "the recorded durations (an oracle)"

@@ -30,7 +30,7 @@ struct JobRecord {
     double jct_s = 0;                // submission to finish
     std::string_view pool;           // where it finished (or last ran); empty if never
     std::string_view gpu;            // that pool's GPU
-    int preemptions = 0;
+    int preemptions = 0;             // interruptions: spot reclaims and higher-priority jobs
     double cost_usd = 0;             // its GPUs' held time at its pools' prices
     double duration_factor = -1;     // run time on its (last) pool over the recorded; -1 if it never ran
     std::string_view workload_class; // its workload class (config.workload_classes); empty: none
@@ -72,6 +72,7 @@ struct ClusterResult {
     double useful_gpu_hours = 0;     // GPU-hours of work kept (lost work and restarts excluded)
     double cost_per_useful_gpu_hour = 0;
     std::int64_t preemptions = 0;    // job interruptions by spot reclaims
+    std::int64_t priority_preemptions = 0;  // job interruptions for a higher-priority job
     std::int64_t peak_jobs_in_flight = 0;
     double utilization_interval_s = 0;
     std::vector<PoolResult> pools;

@@ -80,3 +80,48 @@ TEST_CASE("README's pools-file ranges are the loader's table") {
     test::check_readme_section("pools-ranges", analysis::ranges_markdown(capacity::pools_number_ranges()),
                                "build/ci/tests/analysis/capacity/capacity_tests --test-case=\"README*\"");
 }
+
+TEST_CASE("a spot pool's price history: the zone named or the cheapest, aligned and scaled as asked") {
+    // The pools file's folder is the source tree's scenarios/capacity.
+    const std::string file = std::string(RENTSIM_SOURCE_DIR) + "/scenarios/capacity/p.json";
+    const std::string history = "../traces/spot/training_on_a_dime/aws-spot-price-us-east-1-p3.2xlarge.json";
+    const auto error_in = [&](const std::string& text) {
+        try {
+            (void)capacity::parse_pools(text, file);
+        } catch (const analysis::InputError& e) {
+            return e.message();
+        }
+        return std::string("no error");
+    };
+    const std::string head = R"({"schema": 1, "pools": [{"name": "spot", "provider": "aws", "instance": "p3.2xlarge", "plan": "spot", "max_nodes": 2, "spot": {"trace": "bamboo-p3"}, "spot_price": )";
+    auto f = capacity::parse_pools(head + R"({"history": ")" + history + R"(", "zone": "us-east-1d", "offset_s": 86400}}]})", file);
+    const capacity::SpotPrice& sp = f.config.pools[0].spot_price;
+    REQUIRE(sp.series != nullptr);
+    CHECK(sp.series->zone == "us-east-1d");
+    CHECK(sp.offset_s == 86400);
+    CHECK_FALSE(sp.relative);
+    CHECK(sp.mean_usd_per_hour == sp.series->mean(sp.history->span_s));
+    // The pool's node over [0, 3600] of the replay pays the history's prices from its day 2.
+    const capacity::Pool& pool = f.config.pools[0];
+    CHECK(pool.priced_seconds(0, 3600) * pool.usd_per_node_hour ==
+          doctest::Approx(sp.series->weighted_seconds(86400, 3600, 1.0)));
+    // No zone: the cheapest on average over the history.
+    f = capacity::parse_pools(head + R"({"history": ")" + history + R"("}}]})", file);
+    const auto& h = *f.config.pools[0].spot_price.history;
+    for (const auto& z : h.zones) CHECK(f.config.pools[0].spot_price.mean_usd_per_hour <= z.mean(h.span_s));
+    // Another instance's history only when asked for relative scaling.
+    const std::string p4de = R"({"schema": 1, "pools": [{"name": "spot", "provider": "aws", "instance": "p4de.24xlarge", "plan": "spot", "max_nodes": 2, "spot": {"trace": "bamboo-p3"}, "spot_price": )";
+    f = capacity::parse_pools(p4de + R"({"history": ")" + history + R"(", "relative": true}}]})", file);
+    CHECK(f.config.pools[0].spot_price.relative);
+    CHECK(error_in(p4de + R"({"history": ")" + history + R"("}}]})") ==
+          "the history prices p3.2xlarge, the pool rents p4de.24xlarge; set "
+          "\"relative\": true to scale the pool's catalog price by the history's price over its mean");
+    CHECK(error_in(head + R"({"history": "no-such-file.json"}}]})") ==
+          "cannot open the spot price history " + std::string(RENTSIM_SOURCE_DIR) + "/scenarios/capacity/no-such-file.json");
+    CHECK(error_in(head + R"({"history": ")" + history + R"(", "offset_s": -1}}]})") ==
+          "expected a number >= 0, got -1");
+    // A search over instances keeps an absolute history only on its own instance.
+    CHECK(error_in(head + R"({"history": ")" + history + R"("}}], "search": {"instances": ["p3.8xlarge"]}})") ==
+          "the spot price history of pool 'spot' prices p3.2xlarge, not p3.8xlarge; set "
+          "\"relative\": true to search other instances");
+}

@@ -1,6 +1,7 @@
 // The capacity simulator against hand-computed schedules and bills.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -385,4 +386,170 @@ TEST_CASE("every scheduler is named in the registry with a description") {
     for (const auto& e : capacity::policy_registry().entries()) CHECK(!e.description.empty());
     CHECK(capacity::policy_registry().unknown_message("backfil") ==
           "unknown scheduler 'backfil'; did you mean 'backfill'? valid: fifo, sjf, backfill");
+}
+
+namespace {
+
+// A spot pool of `nodes` fixed nodes (no preemptions: no rate, no trace) at a catalog price of
+// $4 per node-hour, its price moving as `steps` (absolute: the history is of its instance).
+Pool moving_spot(int nodes, std::vector<price::SpotPriceStep> steps, double offset_s = 0, bool relative = false) {
+    Pool p = pool("spot", PoolKind::spot, nodes, nodes, 4.0);
+    auto h = std::make_shared<price::SpotPriceHistory>();
+    h->name = "test-history";
+    h->instance = p.instance;
+    h->start = "2020-01-01T00:00:00Z";
+    h->zones.push_back({"zone-a", std::move(steps)});
+    h->span_s = h->zones[0].steps.back().time_s;
+    p.spot_price.history = h;
+    p.spot_price.series = &h->zones[0];
+    p.spot_price.offset_s = offset_s;
+    p.spot_price.relative = relative;
+    p.spot_price.mean_usd_per_hour = h->zones[0].mean(h->span_s);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("a spot node that runs across a price change pays each price for its own seconds") {
+    // One spot node held 0-3600 s by one 8-GPU job; the price is $2/h to 1800 s, then $6/h:
+    // 1800 s x 2 + 1800 s x 6 = $4.00 (the catalog's $4/h would also give $4: so shift it).
+    ClusterConfig c;
+    c.scheduler = "fifo";
+    c.pools = {moving_spot(1, {{0, 2.0}, {1800, 6.0}})};
+    Run r = replay(c, {job(0, 8, 3600, "u", true)});
+    CHECK(r.result.pools[0].billed_node_hours == doctest::Approx(1.0));
+    CHECK(r.result.cost_usd == doctest::Approx((1800 * 2.0 + 1800 * 6.0) / 3600));
+    CHECK(r.jobs.at("j0-8-3600").cost_usd == doctest::Approx(4.0));
+    // The history's 900 s is the replay's 0: 900 s at $2, 2700 s at $6 = $5.00.
+    c.pools = {moving_spot(1, {{0, 2.0}, {1800, 6.0}}, 900)};
+    r = replay(c, {job(0, 8, 3600, "u", true)});
+    CHECK(r.result.cost_usd == doctest::Approx((900 * 2.0 + 2700 * 6.0) / 3600));
+    CHECK(r.jobs.at("j0-8-3600").cost_usd == doctest::Approx(5.0));
+    // Relative: the catalog $4/h times price / mean, the mean over the history's 1800 s being
+    // $2 (the last step starts at its end): 1800 s x 4 x 1 + 1800 s x 4 x 3 = $8.00.
+    c.pools = {moving_spot(1, {{0, 2.0}, {1800, 6.0}}, 0, true)};
+    r = replay(c, {job(0, 8, 3600, "u", true)});
+    CHECK(r.result.cost_usd == doctest::Approx(8.0));
+}
+
+TEST_CASE("a spot pool's cost is the integral of the price in force over its billed time") {
+    // Two fixed spot nodes, held to the last finish; a price that changes every 97 s. The
+    // expected cost sums the price second by second (every change falls on a whole second).
+    std::vector<price::SpotPriceStep> steps;
+    for (int i = 0; i < 200; ++i) steps.push_back({97.0 * i, 1.0 + (i * 37 % 11) / 4.0});
+    ClusterConfig c;
+    c.scheduler = "backfill";
+    c.estimate = capacity::DurationEstimate::recorded;
+    c.pools = {moving_spot(2, steps)};
+    const Run r = replay(c, {job(0, 8, 5000, "u", true), job(10, 4, 700, "u", true), job(20, 4, 9000, "u", true),
+                             job(30, 16, 1200, "u", true), job(4000, 2, 333, "u", true)});
+    CHECK(r.result.finished == 5);
+    const double end = r.result.makespan_s;
+    REQUIRE(end == std::floor(end));
+    double usd = 0;
+    for (int t = 0; t < static_cast<int>(end); ++t) usd += c.pools[0].spot_price.series->price_at(t + 0.5) / 3600.0;
+    CHECK(r.result.pools[0].billed_node_hours == doctest::Approx(2 * end / 3600));
+    CHECK(r.result.cost_usd == doctest::Approx(2 * usd).epsilon(1e-12));
+}
+
+TEST_CASE("a constant history at the catalog price bills exactly as the catalog price") {
+    // A scaled spot pool reclaimed by a trace, beside reserved and on-demand pools: every figure
+    // of the result is the same double with and without the history.
+    const auto config = [](bool history) {
+        ClusterConfig c;
+        c.scheduler = "backfill";
+        Pool spot = reclaimed_at_2000(0, 3);
+        if (history) {
+            const Pool priced = moving_spot(0, {{0, 4.0}});
+            spot.spot_price = priced.spot_price;
+        }
+        Pool od = pool("burst", PoolKind::on_demand, 0, 2, 20.0);
+        od.startup_s = 120;
+        c.pools = {pool("base", PoolKind::reserved, 1, 1), spot, od};
+        c.autoscaler.queue_wait_s = 60;
+        return c;
+    };
+    std::vector<jobs::Job> trace;
+    for (int i = 0; i < 40; ++i) trace.push_back(job(i * 311.0, 1 + i % 8 * (i % 3 == 0 ? 2 : 1), 200.0 + i * 97 % 3000, "u", i % 2 == 0));
+    const Run a = replay(config(false), trace);
+    const Run b = replay(config(true), trace);
+    CHECK(a.result.cost_usd == b.result.cost_usd);
+    CHECK(a.result.cost_per_useful_gpu_hour == b.result.cost_per_useful_gpu_hour);
+    REQUIRE(a.result.pools.size() == b.result.pools.size());
+    for (std::size_t i = 0; i < a.result.pools.size(); ++i) {
+        CHECK(a.result.pools[i].cost_usd == b.result.pools[i].cost_usd);
+        CHECK(a.result.pools[i].billed_node_hours == b.result.pools[i].billed_node_hours);
+    }
+    CHECK(a.result.pools[1].cost_usd > 0);
+    CHECK(a.result.fingerprint == b.result.fingerprint);
+    for (const auto& [id, rec] : a.jobs) CHECK(rec.cost_usd == b.jobs.at(id).cost_usd);
+}
+
+namespace {
+
+jobs::Job with_priority(jobs::Job j, int priority) {
+    j.priority = priority;
+    return j;
+}
+
+// One reserved 8-GPU node, checkpoints every 1800 s, restarts of 600 s, and three jobs:
+//   A t=0 4 GPUs 4000 s, B t=100 4 GPUs 3000 s (both priority 0, spot_ok: preemptible),
+//   C t=2000 4 GPUs 1000 s, priority 1, not spot_ok.
+Run three_jobs(bool priority_preemption) {
+    ClusterConfig c = one_node("fifo");
+    c.checkpoint_interval_s = 1800;
+    c.restart_s = 600;
+    c.priority_preemption = priority_preemption;
+    return replay(c, {job(0, 4, 4000, "u", true), job(100, 4, 3000, "u", true), with_priority(job(2000, 4, 1000), 1)});
+}
+
+}  // namespace
+
+TEST_CASE("priority preemption interrupts the lower-priority job that loses the least work") {
+    // At 2000 s the node is full. A has computed 2000 s (checkpoint at 1800: loses 200 s x 4
+    // GPUs = 800 GPU-s), B 1900 s (checkpoint at 1800: loses 100 s x 4 = 400 GPU-s): B is
+    // interrupted, C runs 2000-3000 s, B restarts at 3000 s and pays 600 s of restart and its
+    // remaining 3000 - 1800 = 1200 s: it ends at 4800 s. A is untouched and ends at 4000 s.
+    const Run r = three_jobs(true);
+    CHECK(r.jobs.at("j2000-4-1000").start_s == doctest::Approx(2000));
+    CHECK(r.jobs.at("j2000-4-1000").end_s == doctest::Approx(3000));
+    CHECK(r.jobs.at("j100-4-3000").end_s == doctest::Approx(4800));
+    CHECK(r.jobs.at("j100-4-3000").preemptions == 1);
+    CHECK(r.jobs.at("j0-4-4000").end_s == doctest::Approx(4000));
+    CHECK(r.jobs.at("j0-4-4000").preemptions == 0);
+    CHECK(r.result.priority_preemptions == 1);
+    CHECK(r.result.preemptions == 0);  // no spot reclaim
+    // Work kept is all the work: 4 x (4000 + 3000 + 1000) GPU-s.
+    CHECK(r.result.useful_gpu_hours == doctest::Approx(4.0 * 8000 / 3600));
+    // Without it C waits for B, which ends at 3100 s.
+    const Run off = three_jobs(false);
+    CHECK(off.jobs.at("j2000-4-1000").start_s == doctest::Approx(3100));
+    CHECK(off.result.priority_preemptions == 0);
+}
+
+TEST_CASE("priority preemption spares jobs that are not spot_ok and jobs of equal priority") {
+    ClusterConfig c = one_node("fifo");
+    c.priority_preemption = true;
+    // A is not spot_ok, B has C's priority: C waits for A (ends 4000 s) although B ends later.
+    const Run r = replay(c, {with_priority(job(0, 4, 4000), 0), with_priority(job(100, 4, 5000, "u", true), 1),
+                             with_priority(job(2000, 4, 1000), 1)});
+    CHECK(r.jobs.at("j2000-4-1000").start_s == doctest::Approx(4000));
+    CHECK(r.result.priority_preemptions == 0);
+}
+
+TEST_CASE("a gang of higher priority empties the whole nodes cheapest to empty") {
+    // Two reserved nodes, each running one preemptible 8-GPU job; a 16-GPU job of priority 1
+    // needs both: both are interrupted (2 priority preemptions) and it starts at once.
+    ClusterConfig c = one_node("fifo");
+    c.pools = {pool("base", PoolKind::reserved, 2, 2)};
+    c.priority_preemption = true;
+    c.checkpoint_interval_s = 1800;
+    c.restart_s = 600;
+    const Run r = replay(c, {job(0, 8, 4000, "u", true), job(0, 8, 4001, "v", true), with_priority(job(1000, 16, 500), 1)});
+    CHECK(r.jobs.at("j1000-16-500").start_s == doctest::Approx(1000));
+    CHECK(r.result.priority_preemptions == 2);
+    // Each lost its 1000 s (no checkpoint yet) and restarts at 1500 s: 600 s + its whole run.
+    CHECK(r.jobs.at("j0-8-4000").end_s == doctest::Approx(6100));
+    CHECK(r.jobs.at("j0-8-4001").end_s == doctest::Approx(6101));
+    CHECK(r.jobs.at("j0-8-4000").preemptions == 1);
 }
