@@ -783,7 +783,25 @@ private:
         n.release_event = {};
         n.release_at = -1;
         if (!n.jobs.empty() || p.alive <= p.spec->nodes) return;
+        // An idle timeout shorter than the pool's start-up, the queue's head a gang this pool may
+        // run, and more of its nodes starting: they were asked for together, so this one is kept
+        // until they are up. Released, each node would go before the next arrived and the gang
+        // would never start (the replay would run for ever). Checked again when the first of
+        // them is ready. With a timeout longer than the start-up the nodes meet by themselves.
+        if (c_.autoscaler.idle_timeout_s < p.spec->startup_s && !p.provisioning.empty() && !queue_.empty() &&
+            gang_head_for(p)) {
+            // One nanosecond after its ready time, so that the node is up when this runs again.
+            n.release_at = std::max(engine_.now(), p.provisioning.begin()->first) + 1;
+            n.release_event = engine_.schedule_at(n.release_at, [this, pi, idx] { release_idle(pi, idx); }, ev_release,
+                                                  static_cast<std::uint32_t>(idx));
+            return;
+        }
         end_lease(pi, idx);
+    }
+
+    bool gang_head_for(const PoolState& p) const {
+        const ActiveJob& head = jobs_[queue_.begin()->slot];
+        return head.job.gpus > p.gpn && allowed(head, p);
     }
 
     void end_lease(int pi, int idx) {
