@@ -24,6 +24,8 @@ compute::Calibration half_cal() {
     return c;
 }
 
+// An op of a temporary workload would dangle: the workload must be a named value.
+const work::Op& find_op(work::Workload&& w, std::string_view layer, std::string_view name) = delete;
 const work::Op& find_op(const work::Workload& w, std::string_view layer, std::string_view name) {
     for (const work::Layer& l : w.layers)
         if (l.name == layer)
@@ -65,7 +67,8 @@ TEST_CASE("farthest point sampling: rounds x (scan traffic at bandwidth + round 
 
 TEST_CASE("a neighbour search runs at the fp32 rate, not at its traffic") {
     const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), half_cal());
-    const work::Op& bq = find_op(work::pointnet2_semseg(), "sa1", "ball_query");
+    const work::Workload w = work::pointnet2_semseg();  // outlives the reference to its op
+    const work::Op& bq = find_op(w, "sa1", "ball_query");
     // 32 x 1024 x 8192 tests x 9 FLOPs = 2.416e9 FLOPs at 0.5 x 19.5 TFLOP/s = 0.2478 ms; its
     // traffic (3 x 8192 + 3 x 1024 + 1024 x 32 elements per sample) is 7.6 MB, 7.5 us.
     const auto c = gpu.op_cost(bq, 32, Precision::fp32);
