@@ -190,6 +190,9 @@ SpotPriceHistory parse_spot_price_history(std::string_view text, std::string nam
         doc = Json::parse(text.begin(), text.end());
     } catch (const Json::parse_error& e) {
         throw SpotPriceError("byte " + std::to_string(e.byte), "malformed JSON");
+    } catch (const Json::out_of_range&) {
+        // The parser refuses a number beyond a double ("2e04000") with out_of_range, not parse_error.
+        throw SpotPriceError("", "malformed JSON: a number out of the range of a double");
     }
     if (!doc.is_object())
         throw SpotPriceError("", "expected a DescribeSpotPriceHistory object {\"SpotPriceHistory\": [...]}, got " +
