@@ -7,6 +7,7 @@
 #include <map>
 
 #include <nlohmann/json.hpp>
+#include "models/pricing/civil_date.hpp"
 
 
 namespace rentsim::price {
@@ -14,16 +15,6 @@ namespace rentsim::price {
 namespace {
 
 using Json = nlohmann::json;
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const auto yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 // The highest price accepted, per instance-hour: far above any instance's on-demand price, a
 // bound on nonsense rather than a calibration.
