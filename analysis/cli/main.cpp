@@ -447,10 +447,14 @@ int collective_command(const CollectiveOptions& o) {
 }
 
 struct ValidateOptions {
-    std::string file, out;
+    std::string file, out, scenario;
 };
 
 int validate_command(const ValidateOptions& o) {
+    if (!o.scenario.empty()) {
+        std::cout << analysis::row_scenario_json(o.file, o.scenario);
+        return 0;
+    }
     const auto rep = analysis::validate_file(o.file);
     if (!o.out.empty()) analysis::write_file_atomically(o.out, analysis::validation_json(rep));
     std::cout << analysis::validation_text(rep);
@@ -680,6 +684,8 @@ int rentsim_main(int argc, char** argv) {
     val_cmd->add_option("file", val.file, "measurement CSV (layout of models/compute/measurements/measured.csv)")
         ->required();
     val_cmd->add_option("--out", val.out, "write rows and summary as JSON");
+    val_cmd->add_option("--scenario", val.scenario, "print the scenario a training row (by id) becomes, and stop")
+        ->excludes("--out");
     BreakevenOptions be;
     auto* be_cmd = app.add_subcommand("breakeven", "hours of use per month above which reserving or buying beats on-demand");
     be_cmd->add_option("--provider", be.query.provider, "catalog provider (aws, gcp, ...)")->required();

@@ -442,9 +442,15 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
     }
     micro_comm += gather_exposed;
+    // The hidden part of the gather slows the forward that hides it.
+    units::Seconds gather_contention{};
+    if (par.overlap_contention && par.zero >= 3 && replicas > 1) {
+        const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
+        gather_contention = std::min(gather, slow_fwd) * compute::overlap_compute_slowdown;
+    }
     // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
     // parameter gather forward could not hide.
-    const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed;
+    const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed + gather_contention;
 
     const double ddp_bucket_bytes = w.bucket.value;
     const double grad_elem = compute::is_mixed(w.precision) ? 2.0 : 4.0;
@@ -452,7 +458,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     plan.iterations = r.iterations;
     plan.micro_steps = micro_steps;
     plan.micro_fwd_bwd = ns(slot_time);
-    plan.last_fwd = ns(slow_fwd + p2p + gather_exposed);  // the gradient's receive opens the first bucket
+    plan.last_fwd = ns(slow_fwd + p2p + gather_exposed + gather_contention);  // the gradient's receive opens the first bucket
     plan.micro_comm = ns(micro_comm);
     // Fill and drain: (pp - 1) / v stage slots (Narayanan et al. 2021, Sec. 2.2), the same for
     // GPipe and 1F1B.
@@ -515,6 +521,27 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         if (par.overlap_param_gather) gather = gather > slow_fwd ? gather - slow_fwd : units::Seconds{};
         plan.bucket_bwd.push_back(0);
         plan.bucket_comm.push_back(ns(gather));
+    }
+    // Contention: each bucket's backward runs slower while an earlier bucket's reduction is
+    // still on the wire, as the trainer will schedule them (one collective at a time, in
+    // order, each after its bucket's backward).
+    if (par.overlap_contention && replicas > 1) {
+        const double dilation = 1.0 + compute::overlap_compute_slowdown;
+        sim::Time now = 0, wire_free = 0;
+        for (std::size_t b = 0; b < plan.bucket_bwd.size(); ++b) {
+            const sim::Time work = plan.bucket_bwd[b];
+            const sim::Time busy = std::max<sim::Time>(0, wire_free - now);  // overlapped time available
+            sim::Time took = work;
+            if (busy > 0 && work > 0) {
+                const double dilated = static_cast<double>(work) * dilation;
+                took = dilated <= static_cast<double>(busy)
+                           ? static_cast<sim::Time>(std::llround(dilated))
+                           : busy + static_cast<sim::Time>(std::llround(static_cast<double>(work) - static_cast<double>(busy) / dilation));
+            }
+            plan.bucket_bwd[b] = took;
+            now += took;
+            wire_free = std::max(wire_free, now) + plan.bucket_comm[b];
+        }
     }
     r.input = plan_input(s, gpus, micro, dp, plan);
 

@@ -69,13 +69,14 @@ void add_layers(Timeline& t, const analysis::StepPlan& p, const analysis::StepRe
     for (const auto& l : layers)
         names.push_back(count[l.name] > 1 ? fmt::format("{} {}", l.name, seen[l.name]++) : std::string(l.name));
     // Lays the layers (backward: in reverse) from `start` until `end`; returns where it stopped.
-    // Boundaries are the running sum of layer seconds rounded to ns, as the phase was.
-    const auto lay = [&](sim::Time start, sim::Time end, bool backward) {
+    // Boundaries are the running sum of layer seconds rounded to ns, as the phase was, times
+    // `stretch`: the backward runs slower while reductions overlap it (overlap contention).
+    const auto lay = [&](sim::Time start, sim::Time end, bool backward, double stretch = 1.0) {
         sim::Time at = start;
         double sum = 0;
         for (std::size_t k = 0; k < layers.size() && at < end; ++k) {
             const std::size_t i = backward ? layers.size() - 1 - k : k;
-            sum += (backward ? layers[i].bwd : layers[i].fwd).value;
+            sum += (backward ? layers[i].bwd : layers[i].fwd).value * stretch;
             const sim::Time next = std::min(end, start + static_cast<sim::Time>(std::llround(sum * 1e9)));
             if (next > at)
                 t.spans.push_back({0, "layers", names[i] + (backward ? " backward" : " forward"), "layer", at - origin, next - at, 0, {}});
@@ -92,7 +93,12 @@ void add_layers(Timeline& t, const analysis::StepPlan& p, const analysis::StepRe
             bwd_end = std::max(bwd_end, sp.end);
         }
     }
-    if (bwd_start >= 0) lay(bwd_start, bwd_end, true);
+    if (bwd_start >= 0) {
+        double layers_bwd = 0;
+        for (const auto& l : layers) layers_bwd += l.bwd.value;
+        const double span = static_cast<double>(bwd_end - bwd_start) * 1e-9;
+        lay(bwd_start, bwd_end, true, layers_bwd > 0 && span > layers_bwd ? span / layers_bwd : 1.0);
+    }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "analysis/scenario/csv.hpp"
 #include "analysis/scenario/input_error.hpp"
+#include "models/compute/gpu_model.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
@@ -112,6 +113,16 @@ void read_script(const CsvTable& t, const std::string& family, std::vector<Calib
         } else if (row.kind == RowKind::copy || row.kind == RowKind::elementwise) {
             row.bytes = need(r, "bytes", 1, 1e13);
             row.measured_s = need(r, "time_s", 1e-9, 1e6);
+        } else if (row.kind == RowKind::attention) {
+            // One FlashAttention kernel (or a forward and its backward, "fwdbwd", timed
+            // together): the script's FLOPs (4 b h s^2 d, halved when causal, x3.5 with the
+            // backward) and minimum traffic; `batch` is b x heads, one block per 128 queries.
+            const double heads_batch = optional_cell(r, "batch", 1, 1e7, 1);
+            const double seq = need(r, "seq_len", 1, 4194304);
+            row.flops = need(r, "flops", 1, 1e18);
+            row.bytes = need(r, "bytes", 1, 1e13);
+            row.query_blocks = heads_batch * std::ceil(seq / compute::tile_edge);
+            row.measured_s = need(r, "time_s", 1e-9, 1e6);
         } else if (row.kind == RowKind::launch) {
             if (r.at("name") != "launch_event") continue;  // host wall time is not GPU time
             row.measured_s = need(r, "time_s", 1e-9, 1e6);
@@ -144,6 +155,7 @@ const Registry<RowKind>& row_kind_registry() {
                                      {{"gemm", RowKind::gemm, "one GEMM's time"},
                                       {"copy", RowKind::copy, "a device-to-device copy"},
                                       {"elementwise", RowKind::elementwise, "a streaming elementwise kernel"},
+                                      {"attention", RowKind::attention, "a FlashAttention kernel (forward, or forward and backward)"},
                                       {"launch", RowKind::launch, "an empty kernel's GPU time"},
                                       {"step", RowKind::step, "seconds per sample of a training step"}}};
     return r;

@@ -17,7 +17,7 @@ namespace rentsim::analysis {
 struct Scenario;
 
 // What a calibration row measured.
-enum class RowKind { gemm, copy, elementwise, launch, step };
+enum class RowKind { gemm, copy, elementwise, attention, launch, step };
 const Registry<RowKind>& row_kind_registry();
 
 struct CalibrationRow {
@@ -26,7 +26,8 @@ struct CalibrationRow {
     RowKind kind = RowKind::gemm;
     compute::Precision precision = compute::Precision::fp32;
     double m = 0, n = 0, k = 0, batch = 1;   // gemm
-    double bytes = 0;                        // copy, elementwise
+    double bytes = 0;                        // copy, elementwise, attention (HBM traffic)
+    double flops = 0, query_blocks = 0;      // attention: FLOPs (causal halved), 128-row query blocks
     std::shared_ptr<const work::Workload> model;  // step rows of the measurement script: the model measured
     // Training rows of published files: the scenario the row describes (analysis/studies
     // builds it) and the metric, whose value is held in measured_s as seconds per unit

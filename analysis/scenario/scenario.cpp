@@ -90,6 +90,8 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.rl.response_tokens", 1, 2097152, "tokens"},
     {"workload.rl.ppo_epochs", 1, 1000, "epochs"},
     {"workload.padding_fraction", 0, 0.95, "fraction"},
+    // LDDL bins of 32 to 512 tokens (DeepLearningExamples BERT run_pretraining.sh); at most seq_len.
+    {"workload.length_bin", 1, 4194304, "tokens"},
     // Batch: a global batch beyond 2^24 samples has no published training recipe.
     {"workload.batch_per_gpu", 1, 1048576, "samples"},
     {"workload.global_batch", 1, 16777216, "samples"},
@@ -196,6 +198,7 @@ Value at_pointer(const Json& root, const std::string& pointer, const JsonSource&
 struct GptShapeKeys {
     int layers = 0, hidden = 0, heads = 0, seq_len = 0, vocab = 0, ffn_hidden = 0, kv_heads = 0;
     bool swiglu = false;                              // custom gpt: `activation` "swiglu"
+    bool full_softmax = false;                        // Transformer-XL: `softmax` "full"
     BertTask task = BertTask::pretraining;
     std::optional<work::AttentionKind> attention;     // `attention` as written
     std::optional<Value> attention_at;
@@ -206,6 +209,17 @@ const Registry<work::AttentionKind>& attention_kinds() {
         "attention kernel",
         {{"flash", work::AttentionKind::flash, "one fused, tiled kernel (FlashAttention-2, cuDNN/TE fused attention): no s^2 stash"},
          {"unfused", work::AttentionKind::unfused, "scores, softmax, dropout and context as separate kernels, stashing the s^2 probabilities"}}};
+    return r;
+}
+
+// Transformer-XL's output layer. DeepLearningExamples' train.py takes `--adaptive` for the
+// adaptive softmax; without it (`adaptive=False` in its logged arguments) the model scores
+// every token over the whole vocabulary with one embedding table (div_val 1).
+const Registry<bool>& softmax_kinds() {
+    static const Registry<bool> r{
+        "output softmax",
+        {{"adaptive", false, "adaptive input and softmax with the preset's cutoffs and div_val"},
+         {"full", true, "one softmax over the whole vocabulary, one embedding table (no --adaptive)"}}};
     return r;
 }
 
@@ -243,11 +257,13 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
         return p;
     }
     Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages",
-                 "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"});
+                 "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap",
+                 "overlap_contention"});
     if (auto x = o.get("auto")) p.search = x->as_bool();
     if (auto x = o.get("overlap_grad_reduce")) p.overlap_grad_reduce = x->as_bool();
     if (auto x = o.get("overlap_param_gather")) p.overlap_param_gather = x->as_bool();
     if (auto x = o.get("tp_comm_overlap")) p.tp_comm_overlap = x->as_bool();
+    if (auto x = o.get("overlap_contention")) p.overlap_contention = x->as_bool();
     if (p.search) {
         for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"})
             if (o.has(key))
@@ -290,6 +306,10 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
     if (const work::TxlPreset* t = work::find_txl_preset(model)) {
         work::TxlShape s = t->shape;
         if (k.seq_len) s.tgt_len = s.mem_len = k.seq_len;
+        if (k.full_softmax) {
+            s.cutoffs = {};
+            s.div_val = 1;
+        }
         return work::transformer_xl(s, model);
     }
     if (model == "gpt") {
@@ -316,7 +336,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
                  "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
-                 "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl"});
+                 "softmax", "length_bin", "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
     w.model = o.at("model").as_name(models.what(), models.names());
@@ -398,6 +418,10 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
         Object lora(*x, {"rank"});
         w.lora_rank = static_cast<int>(lora.at("rank").as_nonnegative_int());  // 0: every weight trains
     }
+    if (auto x = o.get("softmax")) {
+        if (!is_txl) x->fail("'softmax' applies to Transformer-XL models only, not '" + w.model + "'");
+        k.full_softmax = x->as(softmax_kinds());
+    }
     if (auto x = o.get("activation")) {
         if (!is_gpt) x->fail("'activation' applies to model 'gpt' only (a preset has its own)");
         k.swiglu = x->as(activations());
@@ -471,6 +495,13 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     if (auto x = o.get("padding_fraction")) {
         if (!is_bert) x->fail("'padding_fraction' applies to BERT models (padded to seq_len), not '" + w.model + "'");
         w.padding_fraction = x->as_number();
+    }
+    if (auto x = o.get("length_bin")) {
+        if (!is_bert) x->fail("'length_bin' applies to BERT models (padded to seq_len), not '" + w.model + "'");
+        if (!o.has("padding_fraction")) x->fail("'length_bin' needs 'padding_fraction' (how much of a sample is padding)");
+        w.length_bin = positive_int(*x);
+        if (k.seq_len && w.length_bin > k.seq_len)
+            x->fail("expected at most seq_len (" + str(k.seq_len) + "), got " + str(w.length_bin));
     }
 
     // A recorded trace as the step: it replays one data-parallel step of batch_per_gpu samples
@@ -1070,9 +1101,15 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     // A framework that removes padding runs each sample at its real length: the encoder is
     // built for the mean unpadded length (the attention's s^2 is then a mean-length figure,
     // a little below the mean of s^2).
-    if (w.padding_fraction > 0 && fw.removes_padding) {
+    // Binned batches (LDDL's --bin-size: a batch holds samples of one length bin, padded to
+    // the bin's top) carry the real tokens plus half a bin of padding per sample on average,
+    // taking the lengths as spread evenly within a bin (an assumption: the length
+    // distribution is not published with the bins).
+    if (w.padding_fraction > 0 && (fw.removes_padding || w.length_bin > 0)) {
         GptShapeKeys packed = shape;
-        packed.seq_len = std::max(1, static_cast<int>(std::lround(shape.seq_len * (1.0 - w.padding_fraction))));
+        const double real = shape.seq_len * (1.0 - w.padding_fraction);
+        const double padded = fw.removes_padding ? real : std::min<double>(shape.seq_len, real + 0.5 * w.length_bin);
+        packed.seq_len = std::max(1, static_cast<int>(std::lround(padded)));
         w.graph = build_workload(w.model, packed, w.attention);
     } else {
         w.graph = build_workload(w.model, shape, w.attention);

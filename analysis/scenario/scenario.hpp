@@ -68,6 +68,9 @@ struct Parallelism {
     bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
     bool overlap_param_gather = false;  // ZeRO-1/3 parameter all-gathers prefetched behind compute
     bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
+    // Compute slows while a data-parallel collective runs beside it (NCCL's kernels take SMs
+    // and memory bandwidth): compute::overlap_compute_slowdown. Off: overlap is free.
+    bool overlap_contention = true;
 
     int model_parallel() const { return tp * pp * cp; }
 };
@@ -103,6 +106,7 @@ struct WorkloadSpec {
     work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
     int lora_rank = 0;             // LoRA fine-tuning of the transformer blocks at this rank; 0: every weight trains
     double padding_fraction = 0;   // BERT: share of padding tokens in a sample (removed only by frameworks that unpad)
+    int length_bin = 0;            // BERT: batches binned by length, padded to the bin's top (tokens); 0: none
     Parallelism parallelism;
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens

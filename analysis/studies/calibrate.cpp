@@ -152,6 +152,7 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
         case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
         case RowKind::copy:
         case RowKind::elementwise: return gpu.stream_time(units::Bytes{row.bytes}).value;
+        case RowKind::attention: return gpu.attention_time(row.flops, row.query_blocks, row.bytes, row.precision).value;
         case RowKind::launch: return c.kernel_overhead_s;
         case RowKind::step: break;
     }

@@ -1,6 +1,7 @@
 #include "analysis/studies/measured_row.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "models/compute/gpu.hpp"
@@ -21,7 +22,27 @@ constexpr double throughput_steps = 20;
 // "in excess of 50%" (Krell et al. 2021, arXiv:2107.02027, abstract).
 constexpr double wikipedia_padding_at_512 = 0.5;
 
+// DeepLearningExamples' BERT for PyTorch bins phase-2 (sequence 512) pretraining by length
+// since its release on the 21.11 container (README changelog, January 2022: "Binned
+// pretraining for phase2 with LDDL using a bin size of 64"; scripts/run_pretraining.sh,
+// phase2_bin_size default 64).
+constexpr int dle_bert_phase2_bin = 64;
+constexpr int dle_bert_binning_release = 2111;  // NGC container YY.MM as YYMM
+
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
+
+// The NGC PyTorch container release a row names as "PyTorch NGC YY.MM", as YYMM; 0 when none.
+int ngc_pytorch_release(const std::string& framework) {
+    const std::string tag = "PyTorch NGC ";
+    const auto at = framework.find(tag);
+    if (at == std::string::npos) return 0;
+    const std::string v = framework.substr(at + tag.size(), 5);
+    if (v.size() != 5 || v[2] != '.' || !std::isdigit(static_cast<unsigned char>(v[0])) ||
+        !std::isdigit(static_cast<unsigned char>(v[1])) || !std::isdigit(static_cast<unsigned char>(v[3])) ||
+        !std::isdigit(static_cast<unsigned char>(v[4])))
+        return 0;
+    return std::stoi(v.substr(0, 2)) * 100 + std::stoi(v.substr(3, 2));
+}
 
 // A count from the row; a cell that is not a whole number within int range refuses the row
 // (the loader's ranges then check what the count means).
@@ -140,7 +161,11 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         // Wikipedia pretraining samples at 512 tokens are more than half padding (Krell et al.
         // 2021, "Efficient Sequence Packing without Cross-contamination", abstract): a fact of
         // the dataset; only frameworks that remove padding run faster for it.
-        if (seq_len == 512) d.set("workload.padding_fraction", wikipedia_padding_at_512);
+        if (seq_len == 512) {
+            d.set("workload.padding_fraction", wikipedia_padding_at_512);
+            if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_binning_release)
+                d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
+        }
     } else if (txl) {
         // The row's depth names the configuration (DeepLearningExamples: base 16 layers, large 18).
         std::string name = model;
@@ -150,6 +175,12 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         if (!work::find_txl_preset(name)) throw RowSkip{"model '" + model + "' is not in the zoo"};
         d.set("workload.model", name);
         if (seq_len) d.set("workload.seq_len", std::int64_t{seq_len});
+        // Lambda's benchmark fork runs train.py without --adaptive: its logs print
+        // `adaptive=False, div_val=1` and 191,948,759 parameters for the base model (54.6M
+        // outside the embedding), a full softmax over WikiText-103's 267,735 words
+        // (lambdal/deeplearning-benchmark, pytorch/results/*/PyTorch_transformerxl*/*.txt, e.g.
+        // A100_80GB_SXM4_v1 and 3090_v1, read 2026-12-02).
+        if (contains(row.at("framework"), "Lambda")) d.set("workload.softmax", std::string("full"));
     } else if (model == "transformer-big") {
         throw RowSkip{"model 'transformer-big' (encoder-decoder translation) is not in the zoo"};
     } else {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <string_view>
+#include <variant>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -267,6 +268,7 @@ std::vector<Ablation> ablations() {
             {"TF32 for fp32 requests (off)", {{"workload.tf32", false}}},
             {"NCHW transposes (NHWC everywhere)", {{"workload.conv_layout", std::string("nhwc")}}},
             {"gradient reduction overlapped with backward (off)", {{"workload.parallelism.overlap_grad_reduce", false}}},
+            {"compute slowed by overlapped collectives (off: overlap is free)", {{"workload.parallelism.overlap_contention", false}}},
             {"framework profiles (all rows as pytorch-ddp)", {{"workload.framework", std::string("pytorch-ddp")}}}};
 }
 
@@ -402,6 +404,34 @@ std::string validation_json(const ValidationReport& rep) {
     j["by_trust"] = summary(rep.by_trust);
     j["check"] = {{"rows", rep.check_rows}, {"predicted", rep.check_predicted}, {"misfits", rep.check_misfits}};
     return j.dump(2) + "\n";
+}
+
+std::string row_scenario_json(const std::string& path, const std::string& id) {
+    const CsvTable table = read_csv(path);
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+        const CsvRow& row = table.rows[i];
+        if (row.at("id") != id) continue;
+        const std::string line = "line " + std::to_string(i + 2);
+        if (!is_training_row(row)) throw InputError(path, line, "row '" + id + "' is not a training row (no scenario)");
+        ScenarioDraft draft;
+        try {
+            draft = training_draft(row);
+        } catch (const RowSkip& k) {
+            throw InputError(path, line, "row '" + id + "' is skipped: " + k.reason);
+        }
+        // Dotted keys into nested objects; a later key overrides an earlier one, as in
+        // compile_scenario.
+        Json j = Json::object();
+        for (const auto& [key, value] : draft.keys) {
+            Json* at = &j;
+            std::size_t start = 0;
+            for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
+                at = &(*at)[key.substr(start, dot - start)];
+            std::visit([&](const auto& v) { (*at)[key.substr(start)] = v; }, value);
+        }
+        return j.dump(2) + "\n";
+    }
+    throw InputError(path, "", "no row has id '" + id + "'");
 }
 
 }  // namespace rentsim::analysis

@@ -66,4 +66,9 @@ std::string ablation_markdown(const std::string& path);
 std::string validation_text(const ValidationReport& report);
 std::string validation_json(const ValidationReport& report);
 
+// The scenario file a training row of `path` becomes (the row with id `id`), as JSON a user
+// can run with `rentsim run`. Throws InputError when no row has that id or the row is not a
+// training row, naming why it is skipped when it is.
+std::string row_scenario_json(const std::string& path, const std::string& id);
+
 }  // namespace rentsim::analysis

@@ -40,6 +40,16 @@ inline constexpr double split_k_min = 256.0;  // shortest K slice a split-K GEMM
 inline constexpr double serial_round_cycles = 193.0 + 10 * 2 * 19.0;
 inline constexpr double serial_round_latency_s = serial_round_cycles / 1.53e9;
 
+// How much slower compute runs while a collective overlaps it, as a fraction of the
+// overlapped compute time: 18.9% on average, at most 40%, measured on A100, H100, MI250 and
+// MI210 for GPT and Llama training steps with their collectives overlapped ("Characterizing
+// Compute-Communication Overlap in GPU-Accelerated Distributed Deep Learning: Performance and
+// Power Implications", arXiv:2507.03114, July 2025, abstract; read 2026-12-02). The mechanism:
+// NCCL's kernels hold SMs (an all-gather launches 24 thread blocks on an H100's 132 SMs, NVIDIA
+// developer forum thread "Compute-Communication Overlap Causes Severe GEMM Performance
+// Degradation because of Tail Effect", 2025) and share HBM bandwidth with the compute.
+inline constexpr double overlap_compute_slowdown = 0.189;
+
 struct Calibration {
     std::string gpu;                                  // catalog name it was fitted for
     std::array<double, precision_count> matmul_eff{};  // fraction of dense peak reached by large GEMMs

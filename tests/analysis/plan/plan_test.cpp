@@ -57,17 +57,34 @@ TEST_CASE("a checkpoint holds the unsharded weights and optimizer state, written
 }
 
 TEST_CASE("gradient buckets cover the whole backward pass of a data-parallel step") {
-    const auto s = scenario(R"({"schema": 1, "name": "r",
-      "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
-      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
-      "pricing": {"usd_per_gpu_hour": 2.0}})");
-    const auto p = analysis::plan_step(s, 8, analysis::cluster_network(s));
-    REQUIRE(p.training.bucket_bwd.size() == p.training.bucket_comm.size());
-    CHECK(p.training.bucket_bwd.size() > 2);
-    const auto total = std::accumulate(p.training.bucket_bwd.begin(), p.training.bucket_bwd.end(), sim::Time{0});
-    // Each bucket's backward is rounded up to a nanosecond.
-    CHECK(std::abs(static_cast<double>(total) - p.step.bwd.value * 1e9) <= static_cast<double>(p.training.bucket_bwd.size()));
-    for (auto c : p.training.bucket_comm) CHECK(c > 0);
+    const auto plan = [](const char* contention) {
+        const auto s = scenario(std::string(R"({"schema": 1, "name": "r",
+          "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000,
+                       "parallelism": {"overlap_contention": )") + contention + R"(}},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+          "pricing": {"usd_per_gpu_hour": 2.0}})");
+        return analysis::plan_step(s, 8, analysis::cluster_network(s));
+    };
+    const auto sum = [](const std::vector<sim::Time>& v) { return std::accumulate(v.begin(), v.end(), sim::Time{0}); };
+    const auto free = plan("false");
+    REQUIRE(free.training.bucket_bwd.size() == free.training.bucket_comm.size());
+    CHECK(free.training.bucket_bwd.size() > 2);
+    // Overlap taken as free: the buckets are the backward pass, each rounded up to a nanosecond.
+    CHECK(std::abs(static_cast<double>(sum(free.training.bucket_bwd)) - free.step.bwd.value * 1e9) <=
+          static_cast<double>(free.training.bucket_bwd.size()));
+    for (auto c : free.training.bucket_comm) CHECK(c > 0);
+    // With contention each bucket's backward is dilated while an earlier reduction is on the
+    // wire: never shorter, the first bucket (nothing on the wire yet) unchanged, and the whole
+    // excess at most the slowdown times the reductions that could overlap it.
+    const auto slowed = plan("true");
+    REQUIRE(slowed.training.bucket_bwd.size() == free.training.bucket_bwd.size());
+    for (std::size_t b = 0; b < slowed.training.bucket_bwd.size(); ++b)
+        CHECK(slowed.training.bucket_bwd[b] >= free.training.bucket_bwd[b]);
+    CHECK(slowed.training.bucket_bwd.front() == free.training.bucket_bwd.front());
+    const auto excess = sum(slowed.training.bucket_bwd) - sum(free.training.bucket_bwd);
+    CHECK(excess > 0);
+    CHECK(static_cast<double>(excess) <=
+          compute::overlap_compute_slowdown * static_cast<double>(sum(free.training.bucket_comm)) + static_cast<double>(free.training.bucket_bwd.size()));
 }
 
 TEST_CASE("an elastic job is planned at each of its GPU counts, without simulating") {
@@ -84,4 +101,23 @@ TEST_CASE("an elastic job is planned at each of its GPU counts, without simulati
     REQUIRE(job.lifecycle.phases.size() == 2);
     CHECK(job.lifecycle.phases[1].from == sim::ceil_seconds(8 * 3600.0));
     CHECK(job.lifecycle.repeat == sim::ceil_seconds(24 * 3600.0));
+}
+
+TEST_CASE("a ZeRO-3 gather hidden behind forward slows that forward by the overlap contention") {
+    const auto plan = [](const char* contention) {
+        const auto s = scenario(std::string(R"({"schema": 1, "name": "z",
+          "workload": {"model": "gpt3-1.3b", "precision": "bf16", "global_batch": 64, "micro_batch": 4, "tokens": 1e9,
+                       "parallelism": {"tp": 1, "pp": 1, "zero": 3, "overlap_contention": )") + contention + R"(}},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 16, "topology": "dgx-a100"},
+          "pricing": {"usd_per_gpu_hour": 2.0}})");
+        return analysis::plan_step(s, 16, analysis::cluster_network(s));
+    };
+    const auto free = plan("false"), slowed = plan("true");
+    const auto extra = slowed.training.last_fwd - free.training.last_fwd;
+    // The gather is hidden (none exposed), so the whole gather time overlaps the forward: the
+    // forward grows by 18.9% of the hidden gather, which is at most the forward itself.
+    CHECK(free.training.micro_comm == slowed.training.micro_comm);
+    CHECK(extra > 0);
+    CHECK(static_cast<double>(extra) <= compute::overlap_compute_slowdown * static_cast<double>(free.training.last_fwd) + 1);
+    CHECK(slowed.training.micro_fwd_bwd - free.training.micro_fwd_bwd == extra);
 }

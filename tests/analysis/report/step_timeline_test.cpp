@@ -83,7 +83,8 @@ TEST_CASE("a step's timeline agrees with the run: step time, compute and exposed
     CHECK(reductions > 1);
     CHECK(t.flows.size() == static_cast<std::size_t>(reductions) + 1);
     // Without tensor parallelism the layers fill the forward and the backward exactly: the
-    // compute model's layer times are what the phases are made of.
+    // compute model's layer times are what the phases are made of (the backward's stretched
+    // by the contention of the reductions overlapping it).
     std::int64_t forward = 0, backward = 0, layer_fwd = 0, layer_bwd = 0;
     for (const auto& sp : t.spans) {
         if (sp.name == "forward") forward += sp.dur_ns;

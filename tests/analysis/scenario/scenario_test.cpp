@@ -247,3 +247,51 @@ TEST_CASE("a sweep block before other keys: every point keeps the keys after it"
     CHECK(set.points[1].cluster.gpus == 16);
     CHECK(set.points[1].lifecycle.budget_usd == 100.0);
 }
+
+namespace {
+analysis::Scenario bert_512(const std::string& framework, double padding, int bin) {
+    analysis::ScenarioDraft d;
+    d.file = "bert";
+    d.set("schema", std::int64_t{1}).set("name", std::string("b"));
+    d.set("workload.model", std::string("bert-large")).set("workload.precision", std::string("fp16"));
+    d.set("workload.seq_len", std::int64_t{512}).set("workload.framework", framework);
+    d.set("workload.batch_per_gpu", std::int64_t{32}).set("workload.samples", 1e6);
+    if (padding > 0) d.set("workload.padding_fraction", padding);
+    if (bin > 0) d.set("workload.length_bin", std::int64_t{bin});
+    d.set("cluster.gpu", std::string("a100-sxm4-80gb")).set("cluster.gpus", std::int64_t{8});
+    d.set("cluster.topology", std::string("dgx-a100")).set("pricing.usd_per_gpu_hour", std::int64_t{0});
+    return analysis::compile_scenario(d);
+}
+}  // namespace
+
+TEST_CASE("padding: kept, removed by the framework, or cut to half a length bin per sample") {
+    // Half of 512 is padding: 256 real tokens. A framework that pads keeps 512; one that unpads
+    // runs 256; binned batches of 64 run the real tokens plus half a bin, 256 + 32 = 288.
+    CHECK(bert_512("pytorch-ddp", 0.5, 0).workload.graph.seq_len == 512);
+    CHECK(bert_512("mlperf-nvidia", 0.5, 0).workload.graph.seq_len == 256);
+    CHECK(bert_512("nvidia-dle", 0.5, 64).workload.graph.seq_len == 288);
+    // Unpadding wins over binning; a bin can never pad past seq_len.
+    CHECK(bert_512("mlperf-nvidia", 0.5, 64).workload.graph.seq_len == 256);
+    CHECK(bert_512("nvidia-dle", 0.1, 512).workload.graph.seq_len == 512);
+}
+
+TEST_CASE("Transformer-XL's softmax: adaptive as DLE configures it, or full over the vocabulary") {
+    const auto txl = [](const char* softmax) {
+        analysis::ScenarioDraft d;
+        d.file = "txl";
+        d.set("schema", std::int64_t{1}).set("name", std::string("t"));
+        d.set("workload.model", std::string("transformer-xl")).set("workload.precision", std::string("fp16"));
+        d.set("workload.batch_per_gpu", std::int64_t{16}).set("workload.samples", 1e6);
+        if (softmax) d.set("workload.softmax", std::string(softmax));
+        d.set("cluster.gpu", std::string("a100-sxm4-80gb")).set("cluster.gpus", std::int64_t{1});
+        d.set("pricing.usd_per_gpu_hour", std::int64_t{0});
+        return analysis::compile_scenario(d).workload.graph;
+    };
+    // The preset: adaptive, div_val 4 (285,167,482 parameters, tested in llm_test); full: one
+    // 267,735 x 1024 table and the output biases, at the preset's tgt_len of 384.
+    CHECK(txl(nullptr).params() == 285'167'482);
+    CHECK(txl("adaptive").params() == 285'167'482);
+    const double v = 267735, h = 1024, f = 4096;
+    const double layer = 5 * h * h + 2 * h * f + f + h + 4 * h;
+    CHECK(txl("full").params() == v * h + v + 18 * layer + 2 * 16 * 64);
+}

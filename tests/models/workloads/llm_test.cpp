@@ -349,6 +349,26 @@ TEST_CASE("Transformer-XL parameters follow DLE's modules") {
     CHECK(rel_err(transformer_xl(original).params(), 151e6) < 0.01);
 }
 
+TEST_CASE("Transformer-XL with a full softmax counts what Lambda's logged runs count") {
+    // lambdal/deeplearning-benchmark logs of DLE's train.py without --adaptive (adaptive=False,
+    // div_val=1): base "n_all_param : 191948759", "n_nonemb_param : 54599680"; large (tgt_len =
+    // mem_len = 256) "n_all_param : 519963095", "n_nonemb_param : 245532672". One V x h table
+    // tied to the output, V output biases, no cluster logits.
+    TxlShape base = find_txl_preset("transformer-xl-base")->shape;
+    base.cutoffs = {};
+    CHECK(transformer_xl(base).params() == 191'948'759);
+    TxlShape large = find_txl_preset("transformer-xl")->shape;
+    large.cutoffs = {};
+    large.div_val = 1;
+    large.tgt_len = large.mem_len = 256;
+    CHECK(transformer_xl(large).params() == 519'963'095);
+    // The blocks alone are the logs' non-embedding counts (plus the shared u, v biases and the
+    // output biases, which the log counts as embedding).
+    const double v = 267735;
+    CHECK(transformer_xl(base).params() - v * 512 - v - 2 * 512 == 54'599'680);
+    CHECK(transformer_xl(large).params() - v * 1024 - v - 2 * 1024 == 245'532'672);
+}
+
 TEST_CASE("Transformer-XL attends over the segment and its memory with relative positions") {
     const Workload w = txl("transformer-xl-base");
     const Layer& b = layer(w, "block");
