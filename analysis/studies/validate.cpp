@@ -427,7 +427,8 @@ std::string row_scenario_json(const std::string& path, const std::string& id) {
             std::size_t start = 0;
             for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
                 at = &(*at)[key.substr(start, dot - start)];
-            std::visit([&](const auto& v) { (*at)[key.substr(start)] = v; }, value);
+            const std::string leaf = key.substr(start);  // clang 14 cannot capture a structured binding
+            std::visit([&](const auto& v) { (*at)[leaf] = v; }, value);
         }
         return j.dump(2) + "\n";
     }
