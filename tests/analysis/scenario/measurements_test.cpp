@@ -65,3 +65,32 @@ TEST_CASE("a GEMM shape too large for a row's notes is skipped, and 10,000-digit
                               std::string(4000, '9') + ",TFLOP/s,MxNxK=8192x8192x8192\n");
     CHECK(e.message().starts_with("column 'value': expected a finite number, got '9999"));
 }
+
+TEST_CASE("an attention row of the measurement script: its FLOPs, traffic and one block per 128 queries") {
+    namespace fs = std::filesystem;
+    const fs::path file = fs::temp_directory_path() / ("rentsim-attention-" + std::to_string(::getpid()) + ".csv");
+    {
+        std::ofstream(file) << "gpu,kind,name,precision,m,n,k,batch,seq_len,bytes,flops,time_s\n"
+                            // 64 heads x 1 sample, 4096 tokens of head dim 128: 4 b h s^2 d / 2 FLOPs causal.
+                            << "b200,attention,sdpa_fwd_causal,bf16,,,128,64,4096,150994944,274877906944,0.00028\n"
+                            << "b200,attention,sdpa_fwd_causal,bf16,,,128,64,4096,,274877906944,0.00028\n";
+    }
+    std::vector<std::string> skipped;
+    try {
+        (void)analysis::read_calibration_rows({file.string()}, "b200", skipped);
+        FAIL("a row without bytes was accepted");
+    } catch (const analysis::InputError& e) {
+        CHECK(e.where() == "line 3");
+        CHECK(e.message() == "column 'bytes': expected a number, got an empty cell");
+    }
+    { std::ofstream(file) << "gpu,kind,name,precision,m,n,k,batch,seq_len,bytes,flops,time_s\n"
+                          << "b200,attention,sdpa_fwd_causal,bf16,,,128,64,4100,150994944,274877906944,0.00028\n"; }
+    const auto rows = analysis::read_calibration_rows({file.string()}, "b200", skipped);
+    fs::remove(file);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].kind == analysis::RowKind::attention);
+    CHECK(rows[0].flops == 274877906944.0);
+    CHECK(rows[0].bytes == 150994944.0);
+    CHECK(rows[0].query_blocks == 64.0 * 33);  // ceil(4100 / 128) = 33 blocks per head
+    CHECK(rows[0].measured_s == 0.00028);
+}

@@ -56,3 +56,21 @@ TEST_CASE("a calibration survives a round trip through its JSON file") {
     CHECK(back.matmul_eff[2] == doctest::Approx(c.matmul_eff[2]));
     CHECK(back.fitted_from == c.fitted_from);
 }
+
+TEST_CASE("an attention row is predicted as one FlashAttention kernel of its FLOPs, blocks and traffic") {
+    analysis::CalibrationRow row;
+    row.gpu = "b200";
+    row.kind = analysis::RowKind::attention;
+    row.precision = compute::Precision::bf16;
+    row.flops = 274877906944.0;
+    row.bytes = 150994944.0;
+    row.query_blocks = 64.0 * 32;
+    const auto cal = analysis::shipped_calibration("b200");
+    const compute::GpuModel gpu(compute::find_gpu("b200"), cal);
+    CHECK(analysis::predict_row(row, cal) ==
+          doctest::Approx(gpu.attention_time(row.flops, row.query_blocks, row.bytes, row.precision).value));
+    // More FLOPs never take less time.
+    analysis::CalibrationRow twice = row;
+    twice.flops *= 2;
+    CHECK(analysis::predict_row(twice, cal) > analysis::predict_row(row, cal));
+}
