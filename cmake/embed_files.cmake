@@ -11,7 +11,10 @@ while(i LESS n)
   list(GET NAMES ${i} name)
   list(GET FILES ${i} file)
   file(READ ${file} text)
-  string(APPEND body "    {\"${name}\", R\"rentsim_embed(${text})rentsim_embed\"},\n")
+  # The literal's length comes from its array type (rentsim::literal_text): a constant
+  # expression computing it would walk the text, and clang's evaluation step limit stops at
+  # about a megabyte of embedded text.
+  string(APPEND body "    {\"${name}\", rentsim::literal_text(R\"rentsim_embed(${text})rentsim_embed\")},\n")
   math(EXPR i "${i} + 1")
 endwhile()
 file(WRITE ${OUT}.tmp "// Generated from data files at build time; do not edit.

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "analysis/scenario/json_reader.hpp"
 #include "analysis/scenario/shipped_calibrations.hpp"
 
@@ -92,21 +94,21 @@ std::string calibration_to_json(const compute::Calibration& c, const std::option
     j["step_overhead_us"] = c.step_overhead_s * 1e6;
     j["fitted_from"] = c.fitted_from;
     j["date"] = c.date;
-    if (fit) {
-        Json rows = Json::array();
-        for (const auto& r : fit->rows) {
-            Json row;
-            row["id"] = r.id;
-            row["measured_s"] = r.measured_s;
-            row["predicted_s"] = r.predicted_s;
-            rows.push_back(std::move(row));
-        }
-        Json f;
-        f["rms_log_error"] = fit->rms_log_error;
-        f["rows"] = std::move(rows);
-        j["fit"] = std::move(f);
+    std::string out = j.dump(2);
+    if (!fit) return out + "\n";
+    // The fit's rows, one per line with six significant digits: a family fitted to hundreds of
+    // microbenchmark rows stays a small file (the calibrations are compiled in, and a string
+    // literal beyond 64 KiB is past what C++ compilers must accept).
+    out.pop_back();  // the closing brace
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    out += fmt::format(",\n  \"fit\": {{\n    \"rms_log_error\": {},\n    \"rows\": [", Json(fit->rms_log_error).dump());
+    for (std::size_t i = 0; i < fit->rows.size(); ++i) {
+        const auto& r = fit->rows[i];
+        out += fmt::format("{}\n      {{\"id\": {}, \"measured_s\": {:.6g}, \"predicted_s\": {:.6g}}}", i ? "," : "",
+                           Json(r.id).dump(), r.measured_s, r.predicted_s);
     }
-    return j.dump(2) + "\n";
+    out += fit->rows.empty() ? "]\n  }\n}\n" : "\n    ]\n  }\n}\n";
+    return out;
 }
 
 compute::Calibration shipped_calibration(std::string_view gpu) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -93,7 +94,8 @@ void read_script(const CsvTable& t, const std::string& family, std::vector<Calib
     for (const auto& r : t.rows) {
         const std::string& gpu = r.at("gpu");
         if (gpu_family(gpu) != family) continue;
-        const std::string id = t.file + ":" + std::to_string(r.line);
+        // The file's name without its folders: ids stay short in the calibration file.
+        const std::string id = std::filesystem::path(t.file).filename().string() + ":" + std::to_string(r.line);
         CalibrationRow row;
         row.id = id;
         row.gpu = gpu;
