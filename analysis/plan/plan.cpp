@@ -434,20 +434,16 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
     const double stage_trainable = par.pp > 1 ? stage_trainable_max : step.trainable_params;
-    units::Seconds gather_exposed{};
+    units::Seconds gather_exposed{}, gather_contention{};
     // Every ZeRO-3 implementation prefetches (FSDP's BACKWARD_PRE and forward prefetch,
     // DeepSpeed's stage3_prefetch_bucket_size); `overlap_param_gather` is ZeRO-1/2's switch.
+    // The hidden part of the gather slows the forward that hides it.
     if (par.zero >= 3 && replicas > 1) {
         const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
         if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
+        if (par.overlap_contention) gather_contention = std::min(gather, slow_fwd) * compute::overlap_compute_slowdown;
     }
     micro_comm += gather_exposed;
-    // The hidden part of the gather slows the forward that hides it.
-    units::Seconds gather_contention{};
-    if (par.overlap_contention && par.zero >= 3 && replicas > 1) {
-        const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
-        gather_contention = std::min(gather, slow_fwd) * compute::overlap_compute_slowdown;
-    }
     // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
     // parameter gather forward could not hide.
     const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed + gather_contention;

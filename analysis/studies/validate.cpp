@@ -408,10 +408,9 @@ std::string validation_json(const ValidationReport& rep) {
 
 std::string row_scenario_json(const std::string& path, const std::string& id) {
     const CsvTable table = read_csv(path);
-    for (std::size_t i = 0; i < table.rows.size(); ++i) {
-        const CsvRow& row = table.rows[i];
+    for (const CsvRow& row : table.rows) {
         if (row.at("id") != id) continue;
-        const std::string line = "line " + std::to_string(i + 2);
+        const std::string line = "line " + std::to_string(row.line);  // quoted cells may span lines
         if (!is_training_row(row)) throw InputError(path, line, "row '" + id + "' is not a training row (no scenario)");
         ScenarioDraft draft;
         try {
