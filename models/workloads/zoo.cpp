@@ -53,6 +53,17 @@ Op pointwise(std::string_view name, OpClass cls, double m, double n, double batc
               .saved_elems = saved, .tp = tp, .samples = samples};
 }
 
+// A loss softmax over rows of n classes, m rows. PyTorch's softmax kernels (aten/src/ATen/
+// native/cuda/SoftMax.cu, host_softmax) keep a row on chip when it fits: one warp per row up
+// to 1,024 elements, one block caching the row in its 48 KiB of shared memory beyond that.
+// A longer row (a vocabulary: BERT's 30,522 words, GPT-2's 50,257, WikiText-103's 267,735)
+// is read three times (its maximum, the sum of exponentials, the output) and written once.
+constexpr double on_chip_softmax_row = 48.0 * 1024 / 2;  // elements of 16-bit data
+Op loss_softmax(std::string_view name, double m, double n, TpSplit tp) {
+    const double passes = n > on_chip_softmax_row ? 4 : 2;
+    return pointwise(name, OpClass::softmax, m, n, 1, softmax_flops, passes * m * n, m * n, tp);
+}
+
 Op dropout(std::string_view name, double m, double n, double batch, TpSplit tp) {
     Op op = pointwise(name, OpClass::elementwise, m, n, batch, dropout_flops, 2 * m * n * batch,
                       0, tp);
@@ -622,8 +633,7 @@ Workload bert(std::string_view size, int seq_len, AttentionKind attention) {
                                   2 * masked * h, masked * h, TpSplit::none));
     heads.ops.push_back(norm("mlm_norm", NormKind::layer_norm, masked, h, TpSplit::none));
     heads.ops.push_back(matmul("mlm_decoder", masked, v, h, v * h + v, masked * h, TpSplit::n));
-    heads.ops.push_back(pointwise("mlm_loss_softmax", OpClass::softmax, masked, v, 1, softmax_flops,
-                                  2 * masked * v, masked * v, TpSplit::n));
+    heads.ops.push_back(loss_softmax("mlm_loss_softmax", masked, v, TpSplit::n));
     // The NSP input is the pooler's tanh output, which the tanh already stashes.
     heads.ops.push_back(matmul("nsp", 1, 2, h, 2 * h + 2, 0, TpSplit::none));
     heads.ops.push_back(pointwise("nsp_loss_softmax", OpClass::softmax, 1, 2, 1, softmax_flops, 4,
@@ -848,8 +858,7 @@ Workload gpt(const GptShape& shape, std::string name) {
                .repeat = 1};
     head.ops.push_back(norm("final_norm", shape.norm, s, h, TpSplit::m));
     head.ops.push_back(matmul("logits", s, v, h, v * h, s * h, TpSplit::n));
-    head.ops.push_back(pointwise("loss_softmax", OpClass::softmax, s, v, 1, softmax_flops,
-                                 2 * s * v, s * v, TpSplit::n));
+    head.ops.push_back(loss_softmax("loss_softmax", s, v, TpSplit::n));
     w.layers.push_back(std::move(head));
     return w;
 }
@@ -994,8 +1003,7 @@ Workload transformer_xl(const TxlShape& x, std::string name) {
     }
     head.ops.push_back(matmul(txl_logit_names[0], q, head_n, head_in,
                               head_n * head_in + head_n, q * head_in, TpSplit::n));
-    head.ops.push_back(pointwise(txl_logsoftmax_names[0], OpClass::softmax, q, head_n, 1,
-                                 softmax_flops, 2 * q * head_n, q * head_n, TpSplit::n));
+    head.ops.push_back(loss_softmax(txl_logsoftmax_names[0], q, head_n, TpSplit::n));
     if (tails > 0) {
         double tail_rows = 0;
         for (std::size_t i = 1; i < clusters.size(); ++i) tail_rows += clusters[i].share * q;
@@ -1013,9 +1021,7 @@ Workload transformer_xl(const TxlShape& x, std::string name) {
         }
         head.ops.push_back(matmul(txl_logit_names[i], rows, c.size(), in, c.size() * in + c.size(),
                                   rows * in, TpSplit::n));
-        head.ops.push_back(pointwise(txl_logsoftmax_names[i], OpClass::softmax, rows, c.size(), 1,
-                                     softmax_flops, 2 * rows * c.size(), rows * c.size(),
-                                     TpSplit::n));
+        head.ops.push_back(loss_softmax(txl_logsoftmax_names[i], rows, c.size(), TpSplit::n));
     }
     w.layers.push_back(std::move(head));
     return w;

@@ -37,8 +37,8 @@ TEST_CASE("the check rows of measured.csv are predicted no worse than the README
     const auto& check = rep.summary.at("all").at("check");
     INFO("check rows: " << check.n << ", median " << check.median_abs_error << ", mean " << check.mean_abs_error);
     CHECK(rep.check_predicted >= 380);
-    CHECK(check.median_abs_error <= 0.105);
-    CHECK(rep.summary.at("llm_throughput").at("check").median_abs_error <= 0.08);
+    CHECK(check.median_abs_error <= 0.10);
+    CHECK(rep.summary.at("llm_throughput").at("check").median_abs_error <= 0.07);
     // The Megatron A100 rows, which Calculon reports at 3.65% mean error.
     CHECK(rep.summary.at("megatron_scaling").at("check").mean_abs_error <= 0.10);
     test::check_readme_section("validation", analysis::validation_markdown(rep), "build/ci/tests/analysis/studies/studies_tests");

@@ -130,6 +130,17 @@ TEST_CASE("BERT's MLM head predicts only the masked 15% of positions") {
     CHECK(decoder.k == 768);
 }
 
+// PyTorch keeps a softmax row on chip up to 48 KiB of 16-bit data (24,576 classes) and reads a
+// longer one three times and writes it once; a short row is read and written once.
+TEST_CASE("a vocabulary-wide loss softmax streams its logits four times, a short one twice") {
+    const Workload b = bert("base", 512);
+    const Op& mlm = op(layer(b, "pretraining_heads"), "mlm_loss_softmax");
+    CHECK(mlm.fwd_elems == doctest::Approx(4 * 0.15 * 512 * 30522));
+    CHECK(mlm.saved_elems == doctest::Approx(0.15 * 512 * 30522));
+    const Workload r = resnet50();
+    CHECK(op(layer(r, "head"), "loss_softmax").fwd_elems == 2 * 1000);
+}
+
 TEST_CASE("BERT for SQuAD has a two-way span head and no pooler") {
     const Workload w = bert_squad("base");
     CHECK(w.seq_len == 384);
