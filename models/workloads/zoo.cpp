@@ -58,7 +58,9 @@ Op pointwise(std::string_view name, OpClass cls, double m, double n, double batc
 // to 1,024 elements, one block caching the row in its 48 KiB of shared memory beyond that.
 // A longer row (a vocabulary: BERT's 30,522 words, GPT-2's 50,257, WikiText-103's 267,735)
 // is read three times (its maximum, the sum of exponentials, the output) and written once.
-constexpr double on_chip_softmax_row = 48.0 * 1024 / 2;  // elements of 16-bit data
+// Counted in 16-bit elements (fp32 rows fit half as many); every loss in the zoo is either
+// below or above both limits (the smallest vocabulary, BERT's, is 1.2x the larger one).
+constexpr double on_chip_softmax_row = 48.0 * 1024 / 2;
 Op loss_softmax(std::string_view name, double m, double n, TpSplit tp) {
     const double passes = n > on_chip_softmax_row ? 4 : 2;
     return pointwise(name, OpClass::softmax, m, n, 1, softmax_flops, passes * m * n, m * n, tp);
@@ -604,8 +606,7 @@ Workload resnet50(int image) {
     head.ops.push_back(pointwise("avgpool", OpClass::elementwise, 1, x.c, 1, x.pixels() * add_flops,
                                  x.elems() + x.c, 0, TpSplit::none));
     head.ops.push_back(matmul("fc", 1, classes, x.c, x.c * classes + classes, x.c, TpSplit::none));
-    head.ops.push_back(pointwise("loss_softmax", OpClass::softmax, 1, classes, 1, softmax_flops,
-                                 2 * classes, classes, TpSplit::none));
+    head.ops.push_back(loss_softmax("loss_softmax", 1, classes, TpSplit::none));
     for (const Op& op : head.ops) head.params += op.weight_elems;
     w.layers.push_back(std::move(head));
     return w;
@@ -636,8 +637,7 @@ Workload bert(std::string_view size, int seq_len, AttentionKind attention) {
     heads.ops.push_back(loss_softmax("mlm_loss_softmax", masked, v, TpSplit::n));
     // The NSP input is the pooler's tanh output, which the tanh already stashes.
     heads.ops.push_back(matmul("nsp", 1, 2, h, 2 * h + 2, 0, TpSplit::none));
-    heads.ops.push_back(pointwise("nsp_loss_softmax", OpClass::softmax, 1, 2, 1, softmax_flops, 4,
-                                  2, TpSplit::none));
+    heads.ops.push_back(loss_softmax("nsp_loss_softmax", 1, 2, TpSplit::none));
     w.layers.push_back(std::move(heads));
     return w;
 }
@@ -649,8 +649,7 @@ Workload bert_squad(std::string_view size, int seq_len, AttentionKind attention)
     // pooler is unused (Hugging Face BertForQuestionAnswering builds none).
     Layer head{.name = "qa_head", .ops = {}, .params = 2 * h + 2, .repeat = 1};
     head.ops.push_back(matmul("qa_outputs", s, 2, h, 2 * h + 2, s * h, TpSplit::none));
-    head.ops.push_back(pointwise("span_loss_softmax", OpClass::softmax, 2, s, 1, softmax_flops,
-                                 4 * s, 2 * s, TpSplit::none));
+    head.ops.push_back(loss_softmax("span_loss_softmax", 2, s, TpSplit::none));
     w.layers.push_back(std::move(head));
     return w;
 }
@@ -800,8 +799,7 @@ Workload pointnet2_semseg(const PointNet2Shape& shape) {
     head.ops.push_back(Op{.name = "fc2", .cls = OpClass::conv, .m = np, .n = cls, .k = 128, .batch = 1,
                           .fwd_flops = 2 * np * cls * 128, .fwd_elems = np * 128 + np * cls,
                           .weight_elems = 128 * cls + cls, .saved_elems = np * 128});
-    head.ops.push_back(pointwise("loss_softmax", OpClass::softmax, np, cls, 1, softmax_flops, 2 * np * cls, np * cls,
-                                 TpSplit::none));
+    head.ops.push_back(loss_softmax("loss_softmax", np, cls, TpSplit::none));
     for (const Op& op : head.ops) head.params += op.weight_elems;
     w.layers.push_back(std::move(head));
     return w;
