@@ -29,6 +29,26 @@ constexpr double wikipedia_padding_at_512 = 0.5;
 constexpr int dle_bert_phase2_bin = 64;
 constexpr int dle_bert_binning_release = 2111;  // NGC container YY.MM as YYMM
 
+// NVIDIA's MLPerf BERT removed padding from round v0.7 on, but ran attention as separate
+// kernels until v1.0: v0.7's `mha.py` (FastUnpadBertSelfAttention) calls a batched GEMM for
+// the scores, a fused mask-softmax-dropout kernel and a second batched GEMM, its configs pass
+// `--unpad` alone (config_DGXA100_1x8x32x1.sh); v1.0's configs add `--unpad_fmha`, the fused
+// multi-head attention kernel (config_DGXA100_8x8x48x1.sh) (mlcommons/training_results_v0.7
+// and _v1.0, NVIDIA/benchmarks/bert/implementations/pytorch, read 2026-12-05).
+constexpr int mlperf_fmha_round = 100;  // v1.0, as major x 100 + minor x 10
+
+// The MLPerf Training round of a row whose source is an MLCommons results repository
+// ("mlcommons/training_results_vX.Y"), as X x 100 + Y x 10; 0 when none.
+int mlperf_round(const std::string& source) {
+    const std::string tag = "mlcommons/training_results_v";
+    if (!source.starts_with(tag)) return 0;
+    const std::string v = source.substr(tag.size(), 3);
+    if (v.size() != 3 || v[1] != '.' || !std::isdigit(static_cast<unsigned char>(v[0])) ||
+        !std::isdigit(static_cast<unsigned char>(v[2])))
+        return 0;
+    return (v[0] - '0') * 100 + (v[2] - '0') * 10;
+}
+
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
 
 // The NGC PyTorch container release a row names as "PyTorch NGC YY.MM", as YYMM; 0 when none.
@@ -166,6 +186,8 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
             if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_binning_release)
                 d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
         }
+        if (const int round = mlperf_round(row.at("source")); round > 0 && round < mlperf_fmha_round)
+            d.set("workload.attention", std::string("unfused"));
     } else if (txl) {
         // The row's depth names the configuration (DeepLearningExamples: base 16 layers, large 18).
         std::string name = model;

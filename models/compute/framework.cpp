@@ -78,7 +78,7 @@ const Registry<Framework>& framework_registry() {
                 "NVIDIA DeepLearningExamples MXNet ResNet-50 README (NHWC layout, NGC TF32 default)"}),
          entry("mlperf-nvidia", "NVIDIA MLPerf Training submissions: NHWC, fused BN-add-ReLU, fused attention, no padding, TF32 on",
                {true, true, true, true, true, L::nhwc, 0, false, true, false,
-                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, FMHA, BERT sequences packed or unpadded)",
+                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, BERT sequences unpadded from v0.7, fused multi-head attention from v1.0)",
                 true})}};
     return r;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/scenario/csv.hpp"
+#include "analysis/studies/measured_row.hpp"
 #include "analysis/studies/validate.hpp"
 #include "tests/readme_section.hpp"
 
@@ -46,6 +47,19 @@ TEST_CASE("the check rows of measured.csv are predicted no worse than the README
 
 TEST_CASE("the README's ablation table is what switching each mechanism off gives") {
     test::check_readme_section("ablation", analysis::ablation_markdown(measured), "build/ci/tests/analysis/studies/studies_tests");
+}
+
+TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7, fused from v1.0") {
+    const auto table = analysis::read_csv(measured);
+    const auto attention = [&](const std::string& id) {
+        for (const auto& r : table.rows)
+            if (r.at("id") == id) return analysis::compile_scenario(analysis::training_draft(r)).workload.attention;
+        FAIL("no row " << id);
+        return work::AttentionKind::unfused;
+    };
+    CHECK(attention("MLP-042") == work::AttentionKind::unfused);  // v0.7, DGX A100
+    CHECK(attention("MLP-045") == work::AttentionKind::flash);    // v1.0, DGX A100
+    CHECK(attention("MLP-054") == work::AttentionKind::flash);    // v2.1
 }
 
 TEST_CASE("error statistics: mean, median of an even count and maximum") {
