@@ -34,6 +34,7 @@ struct CalibrationRow {
     // (1 / rate for throughputs and FLOP rates).
     std::shared_ptr<const Scenario> scenario;
     std::string metric;
+    int replicas = 1;           // independent copies of the scenario whose rates the row sums
     int micro_batch = 0, accumulation = 1;
     double measured_s = 0;      // seconds per GEMM / copy / kernel, or per sample for steps
 };

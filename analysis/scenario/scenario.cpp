@@ -597,7 +597,8 @@ std::filesystem::path scenario_folder(const std::string& file) {
 
 ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>& priced, ClusterKeys& given) {
     Object o(v, {"gpu", "gpus", "nodes", "instance", "gpus_per_node", "intra_node", "inter_node", "topology",
-                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm", "network_model"});
+                 "calibration", "oversubscription", "nodes_per_leaf", "collective_algorithm", "network_model",
+                 "peer_to_peer"});
     ClusterSpec c;
     given = {o.has("gpu"), o.has("gpus"), o.has("gpus_per_node"), o.has("intra_node"), o.has("inter_node"),
              o.has("topology")};
@@ -646,6 +647,11 @@ ClusterSpec parse_cluster(const Value& v, const std::optional<InstanceHardware>&
         const net::Fabric fabric = n.at("fabric").as(net::fabric_registry());
         const double gbps = n.at("gbps_per_gpu").as_positive_number();
         t.inter_node = net::FabricSpec{fabric, gbps, n.at("latency_us").as_nonnegative_number()};
+    }
+    if (auto x = o.get("peer_to_peer")) {
+        t.peer_to_peer = x->as_bool();
+        if (t.peer_to_peer && !c.gpu->pcie_p2p)
+            x->fail("GPU '" + std::string(c.gpu->name) + "' has no peer-to-peer (its driver disables it); expected false");
     }
     if (auto x = o.get("calibration")) {
         const std::filesystem::path given_path = x->as_string();

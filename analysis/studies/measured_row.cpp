@@ -51,6 +51,31 @@ int mlperf_round(const std::string& source) {
 
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
 
+// Lambda's benchmark scripts (lambdal/deeplearning-benchmark, pytorch/scripts/benchmark_pytorch.sh)
+// export NCCL_P2P_DISABLE=1 before every multi-GPU run from commit 0a684b62 (2022-10-16) until
+// commit aad0d1cd (2023-02-06) comments it out: NCCL then copies between the GPUs of a node
+// through host memory, NVLink unused. A run's date is that of its log file, which the row cites
+// as pytorch/results/<system>/<task>/<dd-mm-yyyy>_<hh-mm-ss>.txt (read 2026-12-05).
+constexpr int lambda_p2p_disabled_from = 20221016, lambda_p2p_disabled_until = 20230206;  // YYYYMMDD
+
+// The date (YYYYMMDD) of the first log file "/dd-mm-yyyy_" the text cites; 0 when none.
+int cited_log_date(const std::string& text) {
+    for (std::size_t at = text.find('/'); at != std::string::npos; at = text.find('/', at + 1)) {
+        if (at + 12 > text.size()) break;
+        const std::string_view d(text.data() + at + 1, 11);
+        const auto digit = [&](std::size_t i) { return std::isdigit(static_cast<unsigned char>(d[i])) != 0; };
+        if (!(digit(0) && digit(1) && d[2] == '-' && digit(3) && digit(4) && d[5] == '-' && digit(6) && digit(7) &&
+              digit(8) && digit(9) && d[10] == '_'))
+            continue;
+        const int day = (d[0] - '0') * 10 + (d[1] - '0'), month = (d[3] - '0') * 10 + (d[4] - '0');
+        const int year = (d[6] - '0') * 1000 + (d[7] - '0') * 100 + (d[8] - '0') * 10 + (d[9] - '0');
+        if (day >= 1 && day <= 31 && month >= 1 && month <= 12) return year * 10000 + month * 100 + day;
+    }
+    return 0;
+}
+
+bool lambda_benchmark(const CsvRow& row) { return contains(row.at("framework"), "Lambda"); }
+
 // The NGC PyTorch container release a row names as "PyTorch NGC YY.MM", as YYMM; 0 when none.
 int ngc_pytorch_release(const std::string& framework) {
     const std::string tag = "PyTorch NGC ";
@@ -132,6 +157,17 @@ bool is_training_row(const CsvRow& row) {
            std::find(std::begin(metrics), std::end(metrics), row.at("metric")) != std::end(metrics);
 }
 
+// Lambda's benchmark runs Transformer-XL's train.py under torch.distributed.launch without
+// `--multi_gpu ddp` (pytorch/scripts/config_v1/config_pytorch_24GB.sh and the other configs,
+// read 2026-12-05); DeepLearningExamples' train.py wraps the model in DistributedDataParallel
+// only when that flag says so (its default is None) and sums the ranks' throughputs: each GPU
+// trains a model of its own.
+int independent_replicas(const CsvRow& row) {
+    const int gpus = int_cell(row, "gpus");
+    if (gpus > 1 && lambda_benchmark(row) && row.at("model").starts_with("transformer-xl")) return gpus;
+    return 1;
+}
+
 std::string framework_of_row(const CsvRow& row) {
     const std::string& f = row.at("framework");
     if (row.at("source").starts_with("mlcommons/training_results")) return "mlperf-nvidia";
@@ -155,7 +191,8 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     const compute::GpuSpec* gpu = compute::lookup_gpu(gpu_name);
     if (!gpu) throw RowSkip{"GPU '" + gpu_name + "' is not in the catalog"};
     if (!compute::parse_precision(row.at("precision"))) throw RowSkip{"no training precision"};
-    const int gpus = int_cell(row, "gpus");
+    const int replicas = independent_replicas(row);
+    const int gpus = int_cell(row, "gpus") / replicas;
     if (gpus < 1) throw RowSkip{"no GPU count"};
 
     ScenarioDraft d;
@@ -223,7 +260,7 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     if (row.number("zero")) d.set("workload.parallelism.zero", std::int64_t{int_cell(row, "zero")});
 
     const int per_gpu = int_cell(row, "batch_per_gpu");
-    const int global = int_cell(row, "global_batch");
+    const int global = int_cell(row, "global_batch") / replicas;
     const int micro = int_cell(row, "micro_batch");
     double step_samples = 0;
     if (!vision && !bert && !txl) {
@@ -254,13 +291,18 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         d.set("workload.samples", step_samples * throughput_steps);
     }
     cluster_for(row, *gpu, gpus, d);
+    if (gpus > 1 && lambda_benchmark(row)) {
+        const int date = cited_log_date(row.at("source") + " " + row.at("notes"));
+        if (date >= lambda_p2p_disabled_from && date < lambda_p2p_disabled_until && gpu->pcie_p2p)
+            d.set("cluster.peer_to_peer", false);
+    }
     for (const auto& [key, value] : what_if) d.set(key, value);
     return d;
 }
 
-double training_metric(const std::string& metric, const Scenario& s, const Result& r) {
-    if (metric == "throughput_samples_per_s") return r.throughput_samples_per_s;
-    if (metric == "throughput_tokens_per_s") return r.throughput_tokens_per_s;
+double training_metric(const std::string& metric, const Scenario& s, const Result& r, int replicas) {
+    if (metric == "throughput_samples_per_s") return r.throughput_samples_per_s * replicas;
+    if (metric == "throughput_tokens_per_s") return r.throughput_tokens_per_s * replicas;
     if (metric == "iteration_s") return r.iteration_s;
     if (metric == "time_to_train_s") return r.time_to_train_s;
     // Megatron's 2021 TFLOP/s count the recomputed forward (data README, Caveats): hardware FLOPs.

@@ -25,12 +25,19 @@ bool is_training_row(const CsvRow& row);
 // text (e.g. "Megatron-LM ... mcore" -> megatron-core, "llm-foundry" -> pytorch-fsdp).
 std::string framework_of_row(const CsvRow& row);
 
+// How many copies of its scenario a row's measurement ran side by side, each on its own GPUs
+// and never exchanging gradients, its rate being their rates summed; 1 for a run that trains
+// one model. The row's scenario is one copy (its GPUs and global batch divided by this).
+int independent_replicas(const CsvRow& row);
+
 // The scenario of a training row; throws RowSkip. `what_if` keys (dotted) are applied last,
 // for ablations.
 ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if = {});
 
 // A training row's metric (its `metric` column) read from a run of its scenario; throws
 // RowSkip for a metric the result does not hold.
-double training_metric(const std::string& metric, const Scenario& s, const Result& r);
+// `replicas` (independent_replicas) multiplies the rates; times and per-GPU figures are one
+// copy's.
+double training_metric(const std::string& metric, const Scenario& s, const Result& r, int replicas = 1);
 
 }  // namespace rentsim::analysis

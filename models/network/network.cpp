@@ -117,6 +117,8 @@ bool nvlink_ring_exists(const NodeDesign& d, std::uint32_t mask) {
     for (int i = 0; i < 32; ++i)
         if ((mask >> i) & 1u) members.push_back(i);
     const int s = static_cast<int>(members.size());
+    // Without the P2P transport (NCCL_P2P_DISABLE=1) NCCL moves no byte over NVLink.
+    if (!d.pcie_p2p) return false;
     if (d.intra == IntraNode::nvswitch) return true;
     if (d.intra != IntraNode::nvlink_mesh) return false;
     std::vector<std::vector<bool>> adj(static_cast<std::size_t>(s), std::vector<bool>(static_cast<std::size_t>(s), false));
@@ -327,7 +329,7 @@ Network::Network(Topology topology, NetworkParams params) : params_(params) {
         g->pair_domain.resize(pn * pn);
     }
     g->pair_once = std::make_unique<std::once_flag[]>(3 * pn * pn);
-    g->nvls = d.intra == IntraNode::nvswitch && d.nvlink_generation >= 4;
+    g->nvls = d.intra == IntraNode::nvswitch && d.nvlink_generation >= 4 && d.pcie_p2p;
     g->nvlink_generation = d.nvlink_generation;
     g->nvlink_per_gpu = d.nvlink_per_gpu.value;
     g->fabric = d.fabric;

@@ -44,6 +44,11 @@ struct TopologySpec {
     int nvlink_domain_gpus = 0;           // GPUs that one NVSwitch fabric joins across nodes, a
                                           // multiple of gpus_per_node (GB200 NVL72: 72); 0: the
                                           // preset's own, else one node (= gpus_per_node)
+    // Whether GPUs of a node copy to each other directly (NCCL's P2P transport, over NVLink or
+    // PCIe). false, as NCCL_P2P_DISABLE=1 sets it, routes every GPU-to-GPU copy of a node through
+    // host memory (NCCL's SHM transport) and leaves NVLink unused. A GPU without peer-to-peer
+    // (GeForce) has none whatever this says.
+    bool peer_to_peer = true;
 };
 
 struct PresetInfo {

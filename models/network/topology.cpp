@@ -168,6 +168,7 @@ NodeDesign resolve_node_design(const TopologySpec& spec) {
                 fmt::format("unknown intra_node '{}'; valid: nvlink, pcie", spec.intra_node));
         }
     }
+    if (!spec.peer_to_peer) design.pcie_p2p = false;
     if (spec.inter_node) {
         const FabricSpec& f = *spec.inter_node;
         check(f.fabric != Fabric::nvlink && f.fabric != Fabric::pcie,

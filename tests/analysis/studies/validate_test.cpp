@@ -32,14 +32,15 @@ TEST_CASE("validation keeps every row of the file: predicted, or skipped with a 
 
 // The accuracy README.md states ("Validation"), as a floor that a change must not lower.
 // The fidelity targets (85% of check rows predicted, median 5%, every category 10%) are not
-// met yet; the README says where the model is weak.
+// all met yet; the README says where the model is weak.
 TEST_CASE("the check rows of measured.csv are predicted no worse than the README states") {
     const auto rep = analysis::validate_file(measured);
     const auto& check = rep.summary.at("all").at("check");
     INFO("check rows: " << check.n << ", median " << check.median_abs_error << ", mean " << check.mean_abs_error);
     CHECK(rep.check_predicted >= 380);
-    CHECK(check.median_abs_error <= 0.10);
+    CHECK(check.median_abs_error <= 0.095);
     CHECK(rep.summary.at("llm_throughput").at("check").median_abs_error <= 0.07);
+    CHECK(rep.summary.at("dle_throughput").at("check").median_abs_error <= 0.10);
     // The Megatron A100 rows, which Calculon reports at 3.65% mean error.
     CHECK(rep.summary.at("megatron_scaling").at("check").mean_abs_error <= 0.10);
     test::check_readme_section("validation", analysis::validation_markdown(rep), "build/ci/tests/analysis/studies/studies_tests");
@@ -60,6 +61,26 @@ TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7
     CHECK(attention("MLP-042") == work::AttentionKind::unfused);  // v0.7, DGX A100
     CHECK(attention("MLP-045") == work::AttentionKind::flash);    // v1.0, DGX A100
     CHECK(attention("MLP-054") == work::AttentionKind::flash);    // v2.1
+}
+
+TEST_CASE("Lambda's benchmark: Transformer-XL trains a model per GPU, and NCCL ran without peer-to-peer in late 2022") {
+    const auto table = analysis::read_csv(measured);
+    const auto row = [&](const std::string& id) -> const analysis::CsvRow& {
+        for (const auto& r : table.rows)
+            if (r.at("id") == id) return r;
+        throw std::runtime_error("no row " + id);
+    };
+    const auto scenario = [&](const std::string& id) { return analysis::compile_scenario(analysis::training_draft(row(id))); };
+    // 2 x RTX 4090, train.py without --multi_gpu: two single-GPU runs, their rates summed.
+    CHECK(analysis::independent_replicas(row("LMB-220")) == 2);
+    CHECK(scenario("LMB-220").cluster.gpus == 1);
+    CHECK(analysis::independent_replicas(row("LMB-210")) == 1);  // the single-GPU run
+    CHECK(analysis::independent_replicas(row("LMB-035")) == 1);  // BERT runs DDP
+    // Logged 16-12-2022, inside the weeks the script exported NCCL_P2P_DISABLE=1.
+    CHECK_FALSE(scenario("LMB-035").cluster.topology.peer_to_peer);
+    // Logged 22-03-2023 and 2023-02-14: after it was commented out.
+    CHECK(scenario("LMB-175").cluster.topology.peer_to_peer);
+    CHECK(scenario("LAM-013").cluster.topology.peer_to_peer);
 }
 
 TEST_CASE("error statistics: mean, median of an even count and maximum") {

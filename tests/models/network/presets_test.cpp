@@ -186,6 +186,31 @@ TEST_CASE("without PCIe peer-to-peer, a GPU copy bounces through host memory: ha
           Network(l40s).collective(Collective::all_reduce, units::gib(1), 8).time);
 }
 
+TEST_CASE("peer_to_peer false (NCCL_P2P_DISABLE=1): NVLink unused, copies bounce through host memory") {
+    TopologySpec on = preset("dgx-a100", 8);
+    TopologySpec off = on;
+    off.peer_to_peer = false;
+    const Topology nvlink = build_topology(on);
+    const Topology host = build_topology(off);
+    CHECK(host.route(0, 1).size() == 6);  // GPU -> switch -> CPU -> buffer -> CPU -> switch -> GPU
+    CHECK(gbytes(host.bottleneck(0, 1)) < gbytes(nvlink.bottleneck(0, 1)) / 10.0);
+    CHECK(host.describe().find("no peer-to-peer") != std::string::npos);
+    // The same bounce as a GPU whose driver has no peer-to-peer: an A100 node without P2P moves
+    // an all-reduce at the rate of the same node's PCIe without NVLink, far below NVLink's.
+    const Network with(nvlink), without(host);
+    for (int gpus : {2, 8}) {
+        CAPTURE(gpus);
+        const double fast = with.collective(Collective::all_reduce, units::gib(1), gpus).time.value;
+        const double slow = without.collective(Collective::all_reduce, units::gib(1), gpus).time.value;
+        CHECK(slow > 10.0 * fast);
+    }
+    // No NVLink SHARP without the P2P transport either.
+    TopologySpec h100 = preset("dgx-h100", 8);
+    h100.peer_to_peer = false;
+    const Network hopper(build_topology(h100));
+    CHECK(hopper.collective(Collective::all_reduce, units::gib(1), 8).algorithm != Algorithm::nvls);
+}
+
 TEST_CASE("MI300X: each GPU has seven 64 GB/s Infinity Fabric links, 448 GB/s to the other seven") {
     const Topology t = build_topology(preset("mi300x-8", 16));
     for (int b = 1; b < 8; ++b) CHECK(gbytes(t.bottleneck(0, b)) == doctest::Approx(64.0));
