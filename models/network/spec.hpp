@@ -81,8 +81,9 @@ struct NodeDesign {
     // NVL72 rack: 72 GPUs on 18 nodes of 4); 0: the NVSwitch, if any, is the node's own. Whole
     // nodes: a multiple of gpus_per_node. GPUs of one domain meet over NVLink, never the NICs.
     int nvlink_domain_gpus = 0;
-    // Whether two GPUs copy peer to peer over PCIe; false (GeForce RTX 3090/4090) routes every
-    // GPU-to-GPU copy of the node through a buffer in host memory (topology.cpp).
+    // Whether two GPUs copy peer to peer (over PCIe or NVLink); false (GeForce RTX 3090/4090, or
+    // TopologySpec::peer_to_peer false) routes every GPU-to-GPU copy of the node through a buffer
+    // in host memory (topology.cpp) and leaves NVLink unused (network.cpp).
     bool pcie_p2p = true;
     // The mesh of intra == nvlink_mesh is AMD Infinity Fabric (xGMI), not NVLink: the model treats
     // its links as NVLink links of nvlink_per_link (efficiency of nvlink_generation).
