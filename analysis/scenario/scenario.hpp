@@ -103,6 +103,7 @@ struct WorkloadSpec {
     bool fused_elementwise = false;  // elementwise ops fused into neighbouring kernels (profile or key)
     bool tf32_matmul = false, tf32_conv = false;  // fp32 requests on TF32 tensor cores (profile or `tf32`)
     compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
+    compute::OptimizerKernel optimizer_kernel = compute::OptimizerKernel::fused;  // profile or `optimizer_kernel`
     work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
     int lora_rank = 0;             // LoRA fine-tuning of the transformer blocks at this rank; 0: every weight trains
     double padding_fraction = 0;   // BERT: share of padding tokens in a sample (removed only by frameworks that unpad)

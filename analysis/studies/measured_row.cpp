@@ -51,6 +51,14 @@ int mlperf_round(const std::string& source) {
 
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
 
+// DeepLearningExamples' SQuAD fine-tuning for PyTorch (run_squad.py, also in Lambda's fork:
+// lambdal/deeplearning-benchmark, pytorch/scripts/patch/run_squad.py, read 2026-12-05) builds
+// apex's FusedAdam under --fp16/--amp and otherwise BertAdam (optimization.py), a Python loop
+// over the parameters running one elementwise kernel per step of the update.
+std::string squad_optimizer_kernel(const std::string& precision) {
+    return precision == "fp16" ? "fused" : "for-loop";
+}
+
 // Lambda's benchmark scripts (lambdal/deeplearning-benchmark, pytorch/scripts/benchmark_pytorch.sh)
 // export NCCL_P2P_DISABLE=1 before every multi-GPU run from commit 0a684b62 (2022-10-16) until
 // commit aad0d1cd (2023-02-06) comments it out: NCCL then copies between the GPUs of a node
@@ -223,6 +231,9 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
             if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_binning_release)
                 d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
         }
+        const std::string fw = framework_of_row(row);
+        if (squad && (fw == "nvidia-dle" || lambda_benchmark(row)))
+            d.set("workload.optimizer_kernel", squad_optimizer_kernel(row.at("precision")));
         if (const int round = mlperf_round(row.at("source")); round > 0 && round < mlperf_fmha_round)
             d.set("workload.attention", std::string("unfused"));
     } else if (txl) {

@@ -9,6 +9,15 @@ const Registry<ConvLayout>& conv_layout_registry() {
     return r;
 }
 
+const Registry<OptimizerKernel>& optimizer_kernel_registry() {
+    static const Registry<OptimizerKernel> r{
+        "optimizer kernel",
+        {{"fused", OptimizerKernel::fused, "one multi-tensor kernel per update (apex FusedAdam, Transformer Engine, torch.optim fused=True)"},
+         {"foreach", OptimizerKernel::foreach, "one multi-tensor pass per elementwise step of the update (torch.optim's default on CUDA)"},
+         {"for-loop", OptimizerKernel::for_loop, "one kernel per elementwise step and parameter tensor (torch.optim foreach=False, BertAdam)"}}};
+    return r;
+}
+
 namespace {
 
 // Defaults shared by the sources below, read 2026-12-01:
@@ -28,6 +37,10 @@ namespace {
 // - DeepSpeed configuration JSON: "overlap_comm" defaults to false for ZeRO stages 1 and 2.
 // - NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch): mixed-precision configs train with
 //   --memory-format nhwc and DALI; NGC containers enable TF32.
+// - Optimizer kernels: apex FusedAdam/FusedLAMB in Megatron, NeMo, DeepLearningExamples' mixed-
+//   precision recipes and the MLPerf submissions; torch.optim's foreach default (PyTorch >= 2.0,
+//   "torch.optim" documentation); torchtitan's optimizer.implementation "fused"; XLA fuses the
+//   optimizer's elementwise steps; TensorFlow's Adam is one ResourceApplyAdam kernel per variable.
 // - NVIDIA MLPerf Training submissions (v0.7-v3.1): NHWC convolutions with fused BN-add-ReLU,
 //   fused bias-GeLU and bias-dropout-add, fused multi-head attention (FMHA) in BERT.
 RegistryEntry<Framework> entry(std::string_view name, std::string_view description, Framework f) {
@@ -40,18 +53,20 @@ const Registry<Framework>& framework_registry() {
     using L = ConvLayout;
     static const Registry<Framework> r{
         "framework",
-        {entry("pytorch-ddp", "PyTorch eager with DistributedDataParallel: unfused kernels, SDPA flash attention in decoders, NCHW, TF32 for convolutions only",
+        {entry("pytorch-ddp", "PyTorch eager with DistributedDataParallel: unfused kernels, SDPA flash attention in decoders, NCHW, TF32 for convolutions only, foreach optimizer",
                {false, true, false, false, true, L::nchw, 0, false, true, false,
-                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step"}),
+                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step; torch.optim runs foreach kernels on CUDA unless told otherwise (PyTorch >= 2.0)",
+                false, OptimizerKernel::foreach}),
          entry("nvidia-dle", "NVIDIA DeepLearningExamples recipes (NGC containers): NHWC, DALI, TF32 on, unfused elementwise",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "NVIDIA DeepLearningExamples READMEs and configs (memory format nhwc in mixed precision; NGC TF32 default)"}),
-         entry("pytorch-fsdp", "PyTorch FSDP (e.g. llm-foundry/Composer): flash attention, full sharding, prefetched all-gathers",
+         entry("pytorch-fsdp", "PyTorch FSDP (e.g. llm-foundry/Composer): flash attention, full sharding, prefetched all-gathers, unfused optimizer",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
-                "PyTorch FSDP documentation (BACKWARD_PRE prefetch); llm-foundry MPT configs (attn_impl flash)"}),
+                "PyTorch FSDP documentation (BACKWARD_PRE prefetch); llm-foundry MPT configs (attn_impl flash); torch.optim's foreach default (PyTorch >= 2.0)",
+                false, OptimizerKernel::foreach}),
          entry("torchtitan", "torchtitan: FSDP2, SDPA flash attention; torch.compile (fused elementwise) is opt-in",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
-                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default); PyTorch TF32 defaults"}),
+                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default); PyTorch TF32 defaults"}),
          entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
                {true, false, false, false, true, L::nchw, 0, false, true, false,
                 "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021"}),
@@ -63,7 +78,7 @@ const Registry<Framework>& framework_registry() {
                 "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap)"}),
          entry("deepspeed", "DeepSpeed ZeRO: unfused model code, overlap_comm off by default",
                {false, true, false, false, true, L::nchw, 1, true, false, false,
-                "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets)"}),
+                "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets; optimizer type Adam runs DeepSpeed's FusedAdam)"}),
          entry("horovod-tensorflow", "TensorFlow with Horovod: NHWC, TF32 on, unfused without XLA",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "TensorFlow 2.4 release notes (TF32 default); Horovod tensor fusion overlaps backward"}),

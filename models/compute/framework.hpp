@@ -19,6 +19,17 @@ namespace rentsim::compute {
 enum class ConvLayout { nchw, nhwc };
 const Registry<ConvLayout>& conv_layout_registry();
 
+// How the optimizer update runs (the names of torchtitan's `optimizer.implementation` and
+// PyTorch's torch.optim `fused` / `foreach` arguments, read 2026-12-05):
+//   fused:    one multi-tensor kernel reads weights, gradients and state once and writes them
+//             once (apex FusedAdam/FusedLAMB, Transformer Engine, torch.optim fused=True);
+//   foreach:  each step of the update is one multi-tensor pass over all parameters
+//             (torch._foreach_* ops; PyTorch's default on CUDA since 2.0);
+//   for-loop: the same passes, one kernel per parameter tensor each (PyTorch's single-tensor
+//             path, and hand-written optimizers such as DeepLearningExamples' BertAdam).
+enum class OptimizerKernel { fused, foreach, for_loop };
+const Registry<OptimizerKernel>& optimizer_kernel_registry();
+
 struct Framework {
     bool fused_elementwise = false;   // elementwise ops fused into neighbouring kernels
     bool flash_attention = false;     // fused attention kernel for decoder LLMs (sm80 and newer, 16-bit)
@@ -34,6 +45,7 @@ struct Framework {
     // Padding tokens are removed before the encoder (sequence packing or variable-length
     // kernels): a dataset's `padding_fraction` of each sample costs nothing.
     bool removes_padding = false;
+    OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
 
     bool operator==(const Framework&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "models/compute/step.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rentsim::compute {
 
@@ -32,6 +33,32 @@ double selective_dropped(const work::Op& op, double elem_b) {
 // Lambda's NCHW TF32 ResNet-50 runs as fast as NVIDIA's NHWC one).
 bool transposed_for_tensor_cores(Precision p) {
     return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8 || p == Precision::fp4;
+}
+
+// Parameter tensors an op holds: a GEMM's or convolution's weight, and its bias where the
+// op's weights exceed n x k; a normalization's gain, and its bias where it has 2 per channel
+// (LayerNorm, BatchNorm; RMSNorm has 1); any other op with weights, one.
+double param_tensors(const work::Op& op) {
+    if (op.weight_elems <= 0) return 0;
+    switch (op.cls) {
+        case work::OpClass::matmul:
+        case work::OpClass::conv: return op.weight_elems > op.n * op.k * (1 + 1e-9) ? 2 : 1;
+        case work::OpClass::normalization: return op.n > 0 ? std::max(1.0, std::round(op.weight_elems / op.n)) : 1;
+        default: return 1;
+    }
+}
+
+// Kernels launched by one optimizer update over `elems` parameters in `tensors` tensors.
+double optimizer_launches(OptimizerKernel kernel, bool adam, double tensors, double elems) {
+    const double passes = adam ? unfused_adam_kernels : unfused_sgd_kernels;
+    switch (kernel) {
+        case OptimizerKernel::fused: return std::max(1.0, std::ceil(elems / foreach_elems_per_launch));
+        case OptimizerKernel::foreach:
+            return passes * std::max({1.0, std::ceil(tensors / foreach_tensors_per_launch),
+                                      std::ceil(elems / foreach_elems_per_launch)});
+        case OptimizerKernel::for_loop: return passes * std::max(1.0, tensors);
+    }
+    return 1;
 }
 
 }  // namespace
@@ -72,6 +99,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     for (const auto& layer : w.layers) {
         LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
         double layer_saved = 0, layer_flops = 0, layer_recomputed = 0, layer_adapters = 0;
+        double layer_tensors = 0, layer_op_weights = 0, adapted_tensors = 0;
         const bool adapted = cfg.lora_rank > 0 && layer.transformer_block;
         Seconds recompute_time{};
         bool split = false;
@@ -113,6 +141,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 layer_adapters += r * (k + n);
                 layer_flops += 2 * op.m * r * (op.k + op.n);
             }
+            layer_tensors += param_tensors(op);
+            layer_op_weights += op.weight_elems;
+            if (adapted && op.cls == work::OpClass::matmul && op.weight_elems > 0) adapted_tensors += 2;
             lc.fwd += f.time + extra_fwd;
             lc.bwd += extra_bwd;
             layer_flops += op.fwd_flops;
@@ -164,6 +195,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         lc.params = layer.params / (split ? tp : 1.0);
         lc.trainable_params = cfg.lora_rank > 0 ? layer_adapters : lc.params;
         lc.params += cfg.lora_rank > 0 ? layer_adapters : 0.0;
+        // Parameters outside the ops (embedding tables) are one more tensor.
+        if (layer.params > layer_op_weights * (1 + 1e-9)) layer_tensors += 1;
+        out.param_tensors += (cfg.lora_rank > 0 ? adapted_tensors : layer_tensors) * layer.repeat;
         for (int r = 0; r < layer.repeat; ++r) out.layers.push_back(lc);
         out.fwd += lc.fwd * layer.repeat;
         out.bwd += lc.bwd * layer.repeat;
@@ -181,7 +215,13 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
 
     const bool adam = out.optimizer_kind == Optimizer::adam;
     const double shard = cfg.zero >= 1 ? static_cast<double>(cfg.dp) : 1.0;
-    out.optimizer = gpu.stream_time(Bytes{out.trainable_params / shard * (adam ? adam_bytes_per_param : sgd_bytes_per_param)});
+    const double updated = out.trainable_params / shard;
+    const bool fused_update = cfg.optimizer_kernel == OptimizerKernel::fused;
+    const double update_bytes = fused_update ? (adam ? adam_bytes_per_param : sgd_bytes_per_param)
+                                             : (adam ? unfused_adam_bytes_per_param : unfused_sgd_bytes_per_param);
+    const double launches = optimizer_launches(cfg.optimizer_kernel, adam, out.param_tensors, updated);
+    // One streaming pass over the bytes, and every further launch's overhead.
+    out.optimizer = gpu.stream_time(Bytes{updated * update_bytes}) + gpu.stream_time(Bytes{}) * (launches - 1);
 
     const double grad_elem = is_mixed(cfg.precision) ? 2.0 : 4.0;
     out.gradient_bytes = Bytes{out.trainable_params * grad_elem};

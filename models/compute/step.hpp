@@ -34,6 +34,8 @@ struct StepConfig {
     bool tf32_conv = false;
     // NCHW convolutions on tensor cores pay a transpose of their input and output (framework.hpp).
     ConvLayout conv_layout = ConvLayout::nhwc;
+    // How the optimizer update runs (framework.hpp): its HBM passes and kernel launches.
+    OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
     // LoRA fine-tuning (Hu et al. 2021) at this rank; 0 trains every weight. Every linear
     // weight W (k x n) of the transformer blocks is frozen beside a trainable pair A (k x r),
     // B (r x n), the QLoRA recipe's choice of all linear layers (Dettmers et al. 2023, Sec. 4).
@@ -91,6 +93,7 @@ struct StepCost {
     units::Seconds fwd;            // sums over layers, one micro-batch
     units::Seconds bwd;
     units::Seconds optimizer;      // one update of this GPU's parameters
+    double param_tensors = 0;      // parameter tensors of the whole model (weights, biases, gains)
     units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)
     units::Flops hardware_flops_per_sample;  // with recomputation (the replayed forward ops)
     double params = 0;             // parameters held by this GPU (after TP)
@@ -105,6 +108,21 @@ struct StepCost {
 // 7 x 4 B = 28 B; SGD with momentum reads w, g, m and writes w, m, 5 x 4 B = 20 B.
 inline constexpr double adam_bytes_per_param = 28.0;
 inline constexpr double sgd_bytes_per_param = 20.0;
+// The same updates as separate elementwise kernels, each reading and writing whole fp32
+// tensors (PyTorch torch/optim/adamw.py and sgd.py, _single_tensor_* and _multi_tensor_*
+// paths, v2.x, read 2026-12-05). AdamW: param.mul_ (decoupled decay, 8 B), exp_avg.lerp_
+// (12 B), exp_avg_sq.mul_ and addcmul_ (8 + 12 B), sqrt, division by the bias correction and
+// add eps (8 + 8 + 8 B), param.addcdiv_ (16 B): 8 kernels, 80 B. SGD with momentum and weight
+// decay: grad.add (12 B), buf.mul_ and add_ (8 + 12 B), param.add_ (12 B): 4 kernels, 44 B.
+inline constexpr double unfused_adam_bytes_per_param = 80.0;
+inline constexpr double unfused_sgd_bytes_per_param = 44.0;
+inline constexpr int unfused_adam_kernels = 8;
+inline constexpr int unfused_sgd_kernels = 4;
+// A foreach (multi-tensor) launch covers at most 48 tensors of a three-list op and 320
+// blocks of 65,536 elements (PyTorch aten/src/ATen/native/cuda/MultiTensorApply.cuh,
+// depth_to_max_tensors and depth_to_max_blocks, kChunkSize; read 2026-12-05).
+inline constexpr double foreach_tensors_per_launch = 48.0;
+inline constexpr double foreach_elems_per_launch = 320.0 * 65536.0;
 // Memory per parameter held for training (ZeRO paper, Rajbhandari et al. 2020, section 3.1):
 // Adam in mixed precision keeps 2 B fp16 weights + 2 B fp16 gradients + 12 B fp32 master
 // weights, momentum and variance = 16 B; in fp32 4 + 4 + 8 = 16 B. SGD with momentum keeps

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "analysis/scenario/csv.hpp"
@@ -17,7 +18,14 @@ using namespace rentsim;
 
 namespace {
 const std::string measured = std::string(RENTSIM_SOURCE_DIR) + "/models/compute/measurements/measured.csv";
+
+// The scenario validation makes of one row of measured.csv.
+analysis::Scenario row_scenario(const std::string& id) {
+    for (const auto& r : analysis::read_csv(measured).rows)
+        if (r.at("id") == id) return analysis::compile_scenario(analysis::training_draft(r));
+    throw std::runtime_error("no row " + id);
 }
+}  // namespace
 
 TEST_CASE("validation keeps every row of the file: predicted, or skipped with a reason") {
     const auto rep = analysis::validate_file(measured);
@@ -38,9 +46,9 @@ TEST_CASE("the check rows of measured.csv are predicted no worse than the README
     const auto& check = rep.summary.at("all").at("check");
     INFO("check rows: " << check.n << ", median " << check.median_abs_error << ", mean " << check.mean_abs_error);
     CHECK(rep.check_predicted >= 380);
-    CHECK(check.median_abs_error <= 0.095);
-    CHECK(rep.summary.at("llm_throughput").at("check").median_abs_error <= 0.07);
-    CHECK(rep.summary.at("dle_throughput").at("check").median_abs_error <= 0.10);
+    CHECK(check.median_abs_error <= 0.09);
+    CHECK(rep.summary.at("llm_throughput").at("check").median_abs_error <= 0.065);
+    CHECK(rep.summary.at("dle_throughput").at("check").median_abs_error <= 0.095);
     // The Megatron A100 rows, which Calculon reports at 3.65% mean error.
     CHECK(rep.summary.at("megatron_scaling").at("check").mean_abs_error <= 0.10);
     test::check_readme_section("validation", analysis::validation_markdown(rep), "build/ci/tests/analysis/studies/studies_tests");
@@ -51,16 +59,9 @@ TEST_CASE("the README's ablation table is what switching each mechanism off give
 }
 
 TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7, fused from v1.0") {
-    const auto table = analysis::read_csv(measured);
-    const auto attention = [&](const std::string& id) {
-        for (const auto& r : table.rows)
-            if (r.at("id") == id) return analysis::compile_scenario(analysis::training_draft(r)).workload.attention;
-        FAIL("no row " << id);
-        return work::AttentionKind::unfused;
-    };
-    CHECK(attention("MLP-042") == work::AttentionKind::unfused);  // v0.7, DGX A100
-    CHECK(attention("MLP-045") == work::AttentionKind::flash);    // v1.0, DGX A100
-    CHECK(attention("MLP-054") == work::AttentionKind::flash);    // v2.1
+    CHECK(row_scenario("MLP-042").workload.attention == work::AttentionKind::unfused);  // v0.7, DGX A100
+    CHECK(row_scenario("MLP-045").workload.attention == work::AttentionKind::flash);    // v1.0, DGX A100
+    CHECK(row_scenario("MLP-054").workload.attention == work::AttentionKind::flash);    // v2.1
 }
 
 TEST_CASE("Lambda's benchmark: Transformer-XL trains a model per GPU, and NCCL ran without peer-to-peer in late 2022") {
@@ -81,6 +82,16 @@ TEST_CASE("Lambda's benchmark: Transformer-XL trains a model per GPU, and NCCL r
     // Logged 22-03-2023 and 2023-02-14: after it was commented out.
     CHECK(scenario("LMB-175").cluster.topology.peer_to_peer);
     CHECK(scenario("LAM-013").cluster.topology.peer_to_peer);
+}
+
+TEST_CASE("DeepLearningExamples' SQuAD script updates with BertAdam in fp32 and TF32, apex FusedAdam in fp16") {
+    const auto kernel = [](const std::string& id) { return row_scenario(id).workload.optimizer_kernel; };
+    CHECK(kernel("LMB-104") == compute::OptimizerKernel::for_loop);  // Lambda, A100, TF32
+    CHECK(kernel("LMB-103") == compute::OptimizerKernel::fused);     // Lambda, A100, fp16
+    CHECK(kernel("DLE-065") == compute::OptimizerKernel::for_loop);  // NVIDIA, V100, fp32
+    CHECK(kernel("DLE-066") == compute::OptimizerKernel::fused);     // NVIDIA, V100, fp16
+    CHECK(kernel("DLE-061") == compute::OptimizerKernel::fused);     // pretraining: FusedLAMB
+    CHECK(kernel("LMB-101") == compute::OptimizerKernel::foreach);   // ResNet-50: torch.optim's default
 }
 
 TEST_CASE("error statistics: mean, median of an even count and maximum") {

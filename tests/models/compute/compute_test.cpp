@@ -339,3 +339,51 @@ TEST_CASE("the precision registry names every Precision in order and round-trips
     CHECK_FALSE(compute::parse_precision("fp64").has_value());
     CHECK(reg.unknown_message("bf-16") == "unknown precision 'bf-16'; did you mean 'bf16'? valid: fp32, tf32, fp16, bf16, fp8, fp4");
 }
+
+TEST_CASE("an unfused optimizer streams each step of the update and launches per tensor") {
+    // A100 SXM4 80GB: 2,039 GB/s of HBM at mem_eff 0.5, 10 us per kernel.
+    compute::Calibration c = simple_cal();
+    c.kernel_overhead_s = 10e-6;
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), c);
+    const double rate = 2039e9 * 0.5;
+    compute::StepConfig cfg;
+    cfg.micro_batch = 8;
+    cfg.precision = Precision::fp32;
+    const auto large = work::bert_squad("large");
+    const auto base = work::bert_squad("base");
+    const auto fused = compute::plan_step(large, gpu, cfg);
+    // An encoder layer holds 12 tensors: QKV, output projection and the two MLP GEMMs, each
+    // with its bias, and two LayerNorms with gain and bias. Large has 12 layers more than base.
+    CHECK(fused.param_tensors - compute::plan_step(base, gpu, cfg).param_tensors == doctest::Approx(12 * 12));
+    const double p = fused.trainable_params, t = fused.param_tensors;
+    // Fused Adam: 28 B per parameter, one launch per 320 blocks of 65,536 elements.
+    CHECK(fused.optimizer.value == doctest::Approx(28 * p / rate + std::ceil(p / (320 * 65536.0)) * 10e-6));
+    cfg.optimizer_kernel = compute::OptimizerKernel::for_loop;
+    const auto loop = compute::plan_step(large, gpu, cfg);
+    // PyTorch's single-tensor AdamW: 80 B per parameter in 8 kernels per tensor.
+    CHECK(loop.optimizer.value == doctest::Approx(80 * p / rate + 8 * t * 10e-6));
+    cfg.optimizer_kernel = compute::OptimizerKernel::foreach;
+    const auto each = compute::plan_step(large, gpu, cfg);
+    // The same passes over lists of at most 48 tensors and 320 x 65,536 elements.
+    const double lists = std::max(std::ceil(t / 48), std::ceil(p / (320 * 65536.0)));
+    CHECK(each.optimizer.value == doctest::Approx(80 * p / rate + 8 * lists * 10e-6));
+    CHECK(fused.optimizer < each.optimizer);
+    CHECK(each.optimizer < loop.optimizer);
+    // Only the update changes.
+    CHECK(loop.fwd.value == doctest::Approx(fused.fwd.value));
+    CHECK(loop.memory.total().value == doctest::Approx(fused.memory.total().value));
+}
+
+TEST_CASE("SGD unfused is 44 B per parameter in 4 kernels per tensor") {
+    compute::Calibration c = simple_cal();
+    c.kernel_overhead_s = 10e-6;
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), c);
+    compute::StepConfig cfg;
+    cfg.micro_batch = 32;
+    cfg.optimizer_kernel = compute::OptimizerKernel::for_loop;
+    const auto step = compute::plan_step(work::resnet50(), gpu, cfg);
+    REQUIRE(step.optimizer_kind == compute::Optimizer::sgd_momentum);
+    // ResNet-50: 53 convolutions and 53 BatchNorms (gain and bias), the classifier's weight and bias.
+    CHECK(step.param_tensors == doctest::Approx(53 + 2 * 53 + 2));
+    CHECK(step.optimizer.value == doctest::Approx(44 * step.trainable_params / (2039e9 * 0.5) + 4 * step.param_tensors * 10e-6));
+}
