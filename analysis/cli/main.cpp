@@ -502,6 +502,26 @@ void list_topologies() {
     for (const auto& t : net::topology_registry().entries()) fmt::print("{:<12} {}\n", t.name, t.description);
 }
 
+// The framework profiles and the defaults each sets (models/compute/framework.hpp); the
+// workload keys of the same names override them.
+void list_frameworks() {
+    const auto yes = [](bool b) { return b ? "yes" : "no"; };
+    fmt::print("{:<18} {:<5} {:<8} {:<4} {:<6} {:<4} {:<13} {:<5} {:<9} {}\n", "framework", "fused", "flash",
+               "tf32", "layout", "zero", "overlap", "unpad", "optimizer", "description");
+    for (const auto& e : compute::framework_registry().entries()) {
+        const compute::Framework& f = e.value;
+        const std::string flash = f.flash_encoders ? "all" : f.flash_attention ? "decoders" : "no";
+        const std::string tf32 = f.tf32_matmul ? "all" : f.tf32_conv ? "conv" : "no";
+        std::string overlap;
+        for (const auto& [on, what] : {std::pair{f.overlap_grad_reduce, "grad"}, std::pair{f.overlap_param_gather, "param"},
+                                       std::pair{f.tp_comm_overlap, "tp"}})
+            if (on) overlap += (overlap.empty() ? "" : ",") + std::string(what);
+        fmt::print("{:<18} {:<5} {:<8} {:<4} {:<6} {:<4} {:<13} {:<5} {:<9} {}\n", e.name, yes(f.fused_elementwise), flash, tf32,
+                   compute::conv_layout_registry().name_of(f.conv_layout), f.zero, overlap.empty() ? "none" : overlap,
+                   yes(f.removes_padding), compute::optimizer_kernel_registry().name_of(f.optimizer_kernel), e.description);
+    }
+}
+
 // The price catalog's instances with their GPUs and plans (not a registry: the catalog's own order).
 void list_instances() {
     const auto& cat = price::shipped_catalog();
@@ -523,6 +543,7 @@ const Registry<void (*)()>& list_registry() {
         {{"gpus", list_gpus, "the GPU catalog"},
          {"models", list_models, "the model zoo: builders and GPT presets"},
          {"topologies", list_topologies, "the node presets of the network model"},
+         {"frameworks", list_frameworks, "the framework profiles and their defaults"},
          {"instances", list_instances, "the price catalog's instances with their plans"}}};
     return registry;
 }
