@@ -243,6 +243,15 @@ LayoutSearchResult search_layout(const LayoutProblem& p, const LayoutEvaluator& 
     return r;
 }
 
+namespace {
+// 2 -> "2nd", 3 -> "3rd", 11 -> "11th".
+std::string ordinal(int n) {
+    const int tens = n % 100, ones = n % 10;
+    const char* suffix = (tens >= 11 && tens <= 13) ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+    return std::to_string(n) + suffix;
+}
+}  // namespace
+
 std::string describe(const Layout& l) {
     std::string s = "tp " + std::to_string(l.tp) + ", pp " + std::to_string(l.pp);
     if (l.virtual_stages > 1) s += " (virtual " + std::to_string(l.virtual_stages) + ")";
@@ -251,7 +260,9 @@ std::string describe(const Layout& l) {
     switch (l.recompute) {
         case compute::Recompute::none: s += ", no recompute"; break;
         case compute::Recompute::selective: s += ", selective recompute"; break;
-        case compute::Recompute::full: s += ", full recompute"; break;
+        case compute::Recompute::full:
+            s += l.recompute_every > 1 ? ", full recompute of every " + ordinal(l.recompute_every) + " block" : ", full recompute";
+            break;
     }
     return s + ", zero " + std::to_string(l.zero);
 }

@@ -26,6 +26,7 @@ struct Layout {
     int micro_batch = 1;             // samples per micro-batch on one data-parallel rank
     bool sequence_parallel = false;
     compute::Recompute recompute = compute::Recompute::none;
+    int recompute_every = 1;         // a written layout's (the search recomputes every block)
     int zero = 0;
     friend bool operator==(const Layout&, const Layout&) = default;
 };

@@ -295,6 +295,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.zero = par.zero;
     cfg.fused_elementwise = w.fused_elementwise;
     cfg.recompute = par.recompute;
+    cfg.recompute_every = par.recompute_every;
     cfg.tf32_matmul = w.tf32_matmul;
     cfg.tf32_conv = w.tf32_conv;
     cfg.conv_layout = w.conv_layout;

@@ -308,6 +308,7 @@ Layout layout_of(const Scenario& s, const StepPlan& p) {
     l.virtual_stages = par.virtual_stages;
     l.sequence_parallel = par.sequence_parallel;
     l.recompute = par.recompute;
+    l.recompute_every = par.recompute_every;
     l.zero = par.zero;
     return l;
 }

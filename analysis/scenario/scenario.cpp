@@ -108,6 +108,7 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.parallelism.dp", 1, 65536, ""},
     {"workload.parallelism.zero", 0, 1e9, ""},  // 0..3, with its own message
     {"workload.parallelism.virtual_stages", 1, 128, ""},
+    {"workload.parallelism.recompute_every", 1, 4096, "blocks"},
     // Cluster: 65,536 GPUs (the largest published training clusters hold about 100,000).
     {"cluster.gpus", 1, net::max_gpus, "GPUs"},
     {"cluster.nodes", 1, 8192, "nodes"},
@@ -256,7 +257,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
         p.search = true;
         return p;
     }
-    Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages",
+    Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages",
                  "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap",
                  "overlap_contention"});
     if (auto x = o.get("auto")) p.search = x->as_bool();
@@ -265,7 +266,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     if (auto x = o.get("tp_comm_overlap")) p.tp_comm_overlap = x->as_bool();
     if (auto x = o.get("overlap_contention")) p.overlap_contention = x->as_bool();
     if (p.search) {
-        for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "zero", "virtual_stages", "schedule"})
+        for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages", "schedule"})
             if (o.has(key))
                 o.at(key).fail("'" + std::string(key) + "' is chosen by the layout search (\"auto\": true); drop it, or drop "
                                "'auto' and give the whole layout");
@@ -279,6 +280,11 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     if (auto x = o.get("dp")) dp_given = positive_int(*x);
     if (auto x = o.get("sequence_parallel")) p.sequence_parallel = x->as_bool();
     if (auto x = o.get("recompute")) p.recompute = x->as(recompute_modes());
+    if (auto x = o.get("recompute_every")) {
+        if (p.recompute != compute::Recompute::full)
+            x->fail("'recompute_every' picks the blocks that replay their forward: it needs \"recompute\": \"full\"");
+        p.recompute_every = positive_int(*x);
+    }
     if (auto x = o.get("zero")) {
         const auto z = x->as_nonnegative_int();
         if (z > 3) x->fail("expected a ZeRO stage 0, 1, 2 or 3, got " + std::to_string(z));

@@ -61,6 +61,7 @@ struct Parallelism {
     int dp = 1;                      // resolved: gpus / (tp x pp x cp) at the cluster's size
     bool sequence_parallel = false;  // resolved: only with tp > 1
     compute::Recompute recompute = compute::Recompute::none;
+    int recompute_every = 1;         // with full recompute: every k-th block replays (compute::StepConfig)
     int zero = 0;                    // ZeRO stage 0..3
     int virtual_stages = 1;          // interleaved pipeline stages per GPU
     Schedule schedule = Schedule::one_f_one_b;

@@ -51,6 +51,12 @@ int mlperf_round(const std::string& source) {
 
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
 
+// torchtitan's "selective" activation checkpointing with a number k (selective_ac_option,
+// default "2": "checkpoint every other layer"; torchtitan train.py's job_config of April 2024,
+// read 2026-12-05) wraps every k-th transformer block in a full checkpoint. Rows that name
+// the "selective layer" mode ran it so; "selective op" is the op-level policy.
+constexpr int torchtitan_layer_ac_every = 2;
+
 // DeepLearningExamples' SQuAD fine-tuning for PyTorch (run_squad.py, also in Lambda's fork:
 // lambdal/deeplearning-benchmark, pytorch/scripts/patch/run_squad.py, read 2026-12-05) builds
 // apex's FusedAdam under --fp16/--amp and otherwise BertAdam (optimization.py), a Python loop
@@ -268,6 +274,10 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     if (const int v = int_cell(row, "virtual_stages"); v > 1) d.set("workload.parallelism.virtual_stages", std::int64_t{v});
     if (row.at("sequence_parallel") == "true") d.set("workload.parallelism.sequence_parallel", true);
     if (!row.at("recompute").empty()) d.set("workload.parallelism.recompute", row.at("recompute"));
+    if (framework_of_row(row) == "torchtitan" && contains(row.at("notes"), "AC \"selective layer\"")) {
+        d.set("workload.parallelism.recompute", std::string("full"));
+        d.set("workload.parallelism.recompute_every", std::int64_t{torchtitan_layer_ac_every});
+    }
     if (row.number("zero")) d.set("workload.parallelism.zero", std::int64_t{int_cell(row, "zero")});
 
     const int per_gpu = int_cell(row, "batch_per_gpu");

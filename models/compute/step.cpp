@@ -96,6 +96,10 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         return replicated && !cfg.sequence_parallel ? 1.0 : tp;
     };
     double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0;
+    // Layers that replay their forward, and the largest stash of one of them (it lives while
+    // that layer's backward runs).
+    int replayed_layers = 0;
+    double replayed_stash_max = 0;
     for (const auto& layer : w.layers) {
         LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
         double layer_saved = 0, layer_flops = 0, layer_recomputed = 0, layer_adapters = 0;
@@ -182,14 +186,17 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 }
             }
         }
-        // Full recomputation replays the forward during backward, collectives included.
-        if (cfg.recompute == Recompute::full) {
-            lc.bwd += lc.fwd;
-            lc.tp_bwd_collectives += lc.tp_fwd_collectives;
-            layer_recomputed = layer_flops;
-        } else if (cfg.recompute == Recompute::selective) {
-            lc.bwd += recompute_time;
-        }
+        // Full recomputation replays the forward during backward, collectives included: in
+        // every layer, or in every k-th instance of a repeated block.
+        LayerCost replayed = lc;
+        replayed.bwd += lc.fwd;
+        replayed.tp_bwd_collectives += lc.tp_fwd_collectives;
+        const int every = std::max(1, cfg.recompute_every);
+        const bool block = layer.transformer_block || layer.repeat > 1;
+        const auto replays = [&](int r) {
+            return cfg.recompute == Recompute::full && (every == 1 || (block && r % every == 0));
+        };
+        if (cfg.recompute == Recompute::selective) lc.bwd += recompute_time;
         // Megatron's scatter/gather optimisation sends 1/tp of the boundary activation.
         lc.boundary_bytes = Bytes{w.seq_len * w.hidden * cfg.micro_batch * elem_b / tp};
         lc.params = layer.params / (split ? tp : 1.0);
@@ -198,14 +205,25 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         // Parameters outside the ops (embedding tables) are one more tensor.
         if (layer.params > layer_op_weights * (1 + 1e-9)) layer_tensors += 1;
         out.param_tensors += (cfg.lora_rank > 0 ? adapted_tensors : layer_tensors) * layer.repeat;
-        for (int r = 0; r < layer.repeat; ++r) out.layers.push_back(lc);
+        replayed.boundary_bytes = lc.boundary_bytes;
+        replayed.params = lc.params;
+        replayed.trainable_params = lc.trainable_params;
+        for (int r = 0; r < layer.repeat; ++r) {
+            const bool replay = replays(r);
+            out.layers.push_back(replay ? replayed : lc);
+            out.bwd += replay ? replayed.bwd : lc.bwd;
+            recomputed_flops += replay ? layer_flops : layer_recomputed;
+            if (replay) {
+                ++replayed_layers;
+                replayed_stash_max = std::max(replayed_stash_max, layer_saved);
+            } else {
+                saved_elems += layer_saved;
+            }
+        }
         out.fwd += lc.fwd * layer.repeat;
-        out.bwd += lc.bwd * layer.repeat;
         out.params += lc.params * layer.repeat;
         out.trainable_params += lc.trainable_params * layer.repeat;
         fwd_flops += layer_flops * layer.repeat;
-        recomputed_flops += layer_recomputed * layer.repeat;
-        saved_elems += layer_saved * layer.repeat;
     }
     // Forward, input gradients and weight gradients: 3x the forward. Under LoRA the frozen
     // weights have no weight gradient: 2x, the adapters' share being negligible at small rank.
@@ -244,7 +262,13 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     m.gradients = Bytes{out.trainable_params * grad_elem / grad_shard};
     m.optimizer = Bytes{out.trainable_params * state_b / shard};
     double act = saved_elems * cfg.micro_batch * activation_bytes(cfg.precision);
-    if (cfg.recompute == Recompute::full) {
+    if (cfg.recompute == Recompute::full && std::max(1, cfg.recompute_every) > 1) {
+        // The layers that do not replay stash as without recomputation; those that do keep
+        // their input (divided by tp under sequence parallelism), and one of them its whole
+        // stash while its backward runs.
+        const double input = w.seq_len * w.hidden / (cfg.sequence_parallel ? tp : 1.0);
+        act += (replayed_layers * input + (replayed_layers > 0 ? replayed_stash_max : 0.0)) * cfg.micro_batch * elem_b;
+    } else if (cfg.recompute == Recompute::full) {
         // One input per layer boundary plus one layer's activations live at a time.
         double per_layer_max = 0;
         for (const auto& layer : w.layers) {

@@ -24,6 +24,10 @@ struct StepConfig {
     int dp = 1;                    // data-parallel degree (for ZeRO sharding)
     int zero = 0;                  // ZeRO stage 0..3
     Recompute recompute = Recompute::none;
+    // With full recomputation, only every k-th repeated block replays its forward (blocks 0, k,
+    // 2k, ...: torchtitan's layer-level selective checkpointing, selective_ac_option "k"); the
+    // others stash their activations. 1: every layer, embeddings and head included.
+    int recompute_every = 1;
     // Elementwise ops (ReLU, residual add, dropout, GELU, SwiGLU, rotary, pooling) run fused
     // into the epilogue or prologue of the neighbouring GEMM or normalization, as XLA, the
     // cuDNN fused BN-add-ReLU and the MLPerf submissions' fused kernels do: no kernel and no

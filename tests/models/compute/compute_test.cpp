@@ -387,3 +387,32 @@ TEST_CASE("SGD unfused is 44 B per parameter in 4 kernels per tensor") {
     CHECK(step.param_tensors == doctest::Approx(53 + 2 * 53 + 2));
     CHECK(step.optimizer.value == doctest::Approx(44 * step.trainable_params / (2039e9 * 0.5) + 4 * step.param_tensors * 10e-6));
 }
+
+TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' forward") {
+    const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), simple_cal());
+    const auto* preset = work::find_gpt_preset("llama3-8b");
+    REQUIRE(preset);
+    const auto w = work::gpt(preset->shape, "llama3-8b");
+    compute::StepConfig cfg;
+    cfg.micro_batch = 1;
+    cfg.precision = Precision::bf16;
+    const auto none = compute::plan_step(w, gpu, cfg);
+    cfg.recompute = compute::Recompute::full;
+    const auto all = compute::plan_step(w, gpu, cfg);
+    cfg.recompute_every = 2;
+    const auto half = compute::plan_step(w, gpu, cfg);
+    // 32 blocks: blocks 0, 2, ..., 30 replay their forward (16 of them).
+    double block_flops = 0, block_fwd = 0;
+    for (const auto& layer : w.layers)
+        if (layer.transformer_block)
+            for (const auto& op : layer.ops) block_flops += op.fwd_flops;
+    for (const auto& l : none.layers)
+        if (l.name == "block") block_fwd = l.fwd.value;
+    CHECK(half.hardware_flops_per_sample.value == doctest::Approx(none.hardware_flops_per_sample.value + 16 * block_flops));
+    CHECK(half.bwd.value == doctest::Approx(none.bwd.value + 16 * block_fwd));
+    CHECK(half.model_flops_per_sample.value == doctest::Approx(none.model_flops_per_sample.value));
+    // Memory: between none and every block, and the 16 replaying blocks keep their inputs.
+    CHECK(half.memory.activations < none.memory.activations);
+    CHECK(half.memory.activations > all.memory.activations);
+    CHECK(all.bwd > half.bwd);
+}
