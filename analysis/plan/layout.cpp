@@ -260,6 +260,7 @@ std::string describe(const Layout& l) {
     switch (l.recompute) {
         case compute::Recompute::none: s += ", no recompute"; break;
         case compute::Recompute::selective: s += ", selective recompute"; break;
+        case compute::Recompute::op: s += ", op-level selective recompute"; break;
         case compute::Recompute::full:
             s += l.recompute_every > 1 ? ", full recompute of every " + ordinal(l.recompute_every) + " block" : ", full recompute";
             break;

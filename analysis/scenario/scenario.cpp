@@ -26,7 +26,10 @@ const Registry<compute::Recompute>& recompute_modes() {
                                                 {{"none", compute::Recompute::none, "stash every activation"},
                                                  {"selective", compute::Recompute::selective,
                                                   "replay the attention core (Korthikanti et al. 2022)"},
-                                                 {"full", compute::Recompute::full, "replay each layer's forward"}}};
+                                                 {"full", compute::Recompute::full, "replay each layer's forward"},
+                                                 {"op", compute::Recompute::op,
+                                                  "torchtitan's op-level policy: save matmul and attention outputs, "
+                                                  "replay every second matmul and every other op"}}};
     return r;
 }
 const Registry<Schedule>& schedules() {

@@ -54,8 +54,14 @@ bool contains(const std::string& text, std::string_view what) { return text.find
 // torchtitan's "selective" activation checkpointing with a number k (selective_ac_option,
 // default "2": "checkpoint every other layer"; torchtitan train.py's job_config of April 2024,
 // read 2026-12-05) wraps every k-th transformer block in a full checkpoint. Rows that name
-// the "selective layer" mode ran it so; "selective op" is the op-level policy.
+// the "selective layer" mode ran it so. Its option "op" is the op-level policy
+// (compute::Recompute::op); rows name it "selective op", "per-op selective" or
+// "selective_ac_option op".
 constexpr int torchtitan_layer_ac_every = 2;
+
+bool torchtitan_op_ac(const std::string& notes) {
+    return contains(notes, "selective op") || contains(notes, "per-op selective") || contains(notes, "selective_ac_option op");
+}
 
 // DeepLearningExamples' SQuAD fine-tuning for PyTorch (run_squad.py, also in Lambda's fork:
 // lambdal/deeplearning-benchmark, pytorch/scripts/patch/run_squad.py, read 2026-12-05) builds
@@ -274,9 +280,13 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     if (const int v = int_cell(row, "virtual_stages"); v > 1) d.set("workload.parallelism.virtual_stages", std::int64_t{v});
     if (row.at("sequence_parallel") == "true") d.set("workload.parallelism.sequence_parallel", true);
     if (!row.at("recompute").empty()) d.set("workload.parallelism.recompute", row.at("recompute"));
-    if (framework_of_row(row) == "torchtitan" && contains(row.at("notes"), "AC \"selective layer\"")) {
-        d.set("workload.parallelism.recompute", std::string("full"));
-        d.set("workload.parallelism.recompute_every", std::int64_t{torchtitan_layer_ac_every});
+    if (framework_of_row(row) == "torchtitan" && row.at("recompute") == "selective") {
+        if (contains(row.at("notes"), "AC \"selective layer\"")) {
+            d.set("workload.parallelism.recompute", std::string("full"));
+            d.set("workload.parallelism.recompute_every", std::int64_t{torchtitan_layer_ac_every});
+        } else if (torchtitan_op_ac(row.at("notes"))) {
+            d.set("workload.parallelism.recompute", std::string("op"));
+        }
     }
     if (row.number("zero")) d.set("workload.parallelism.zero", std::int64_t{int_cell(row, "zero")});
 

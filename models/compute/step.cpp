@@ -48,6 +48,15 @@ double param_tensors(const work::Op& op) {
     }
 }
 
+// The matmuls one op stands for, as torchtitan's Llama block issues them: the QKV op is the
+// q, k and v projections (widths: the model's hidden size, then K and V alike), the gated MLP's
+// first op is w1 and w3 side by side; any other op is one matmul. Returns their widths.
+std::vector<double> issued_matmuls(const work::Op& op, double hidden) {
+    if (op.name == "qkv" && op.n > hidden) return {hidden, (op.n - hidden) / 2, (op.n - hidden) / 2};
+    if (op.name == "mlp_gate_up") return {op.n / 2, op.n / 2};
+    return {op.n};
+}
+
 // Kernels launched by one optimizer update over `elems` parameters in `tensors` tensors.
 double optimizer_launches(OptimizerKernel kernel, bool adam, double tensors, double elems) {
     const double passes = adam ? unfused_adam_kernels : unfused_sgd_kernels;
@@ -107,6 +116,8 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         const bool adapted = cfg.lora_rank > 0 && layer.transformer_block;
         Seconds recompute_time{};
         bool split = false;
+        const bool block = layer.transformer_block || layer.repeat > 1;
+        int matmuls_issued = 0;  // op-level checkpointing: matmuls of this block so far
         for (const auto& op : layer.ops) {
             const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
             const Precision p = op_precision(op, gpu.spec(), cfg);
@@ -159,6 +170,22 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                     recompute_time += f.time;
                     layer_recomputed += op.fwd_flops;
                 }
+            } else if (cfg.recompute == Recompute::op && block && op.cls != work::OpClass::fused_attention) {
+                // The share of the op replayed: all of it, or for a matmul the width of its
+                // even-numbered matmuls in the block (the 2nd, 4th, ...); a replayed op stashes nothing.
+                double share = 1.0;
+                if (op.cls == work::OpClass::matmul) {
+                    double replayed_width = 0, width = 0;
+                    for (double n : issued_matmuls(op, w.hidden)) {
+                        width += n;
+                        if (++matmuls_issued % 2 == 0) replayed_width += n;
+                    }
+                    share = width > 0 ? replayed_width / width : 0.0;
+                } else {
+                    saved = 0;
+                }
+                recompute_time += f.time * share;
+                layer_recomputed += op.fwd_flops * share;
             }
             layer_saved += saved / divisor(op);
             split = split || op.tp != work::TpSplit::none;
@@ -192,11 +219,10 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         replayed.bwd += lc.fwd;
         replayed.tp_bwd_collectives += lc.tp_fwd_collectives;
         const int every = std::max(1, cfg.recompute_every);
-        const bool block = layer.transformer_block || layer.repeat > 1;
         const auto replays = [&](int r) {
             return cfg.recompute == Recompute::full && (every == 1 || (block && r % every == 0));
         };
-        if (cfg.recompute == Recompute::selective) lc.bwd += recompute_time;
+        if (cfg.recompute == Recompute::selective || cfg.recompute == Recompute::op) lc.bwd += recompute_time;
         // Megatron's scatter/gather optimisation sends 1/tp of the boundary activation.
         lc.boundary_bytes = Bytes{w.seq_len * w.hidden * cfg.micro_batch * elem_b / tp};
         lc.params = layer.params / (split ? tp : 1.0);

@@ -13,7 +13,12 @@
 
 namespace rentsim::compute {
 
-enum class Recompute { none, selective, full };
+// none: every activation stashed. selective: the attention core replayed (Korthikanti et al.
+// 2022). full: each layer's forward replayed. op: torchtitan's op-level selective
+// checkpointing of each block (torchtitan/models/llama/parallelize_llama.py, _save_list and
+// _custom_policy, April 2024, read 2026-12-05): the outputs of matmuls are saved except every
+// second matmul's, attention kernels' outputs are saved, every other op is replayed.
+enum class Recompute { none, selective, full, op };
 enum class Optimizer { sgd_momentum, adam };
 
 struct StepConfig {

@@ -94,13 +94,15 @@ TEST_CASE("DeepLearningExamples' SQuAD script updates with BertAdam in fp32 and 
     CHECK(kernel("LMB-101") == compute::OptimizerKernel::foreach);   // ResNet-50: torch.optim's default
 }
 
-TEST_CASE("torchtitan's selective layer checkpointing replays every other block in full, its op-level mode stays selective") {
+TEST_CASE("torchtitan's selective layer checkpointing replays every other block in full, its op mode every second matmul") {
     const auto layer = row_scenario("TTN-036").workload.parallelism;  // AC "selective layer"
     CHECK(layer.recompute == compute::Recompute::full);
     CHECK(layer.recompute_every == 2);
     const auto op = row_scenario("TTN-037").workload.parallelism;  // AC "selective op"
-    CHECK(op.recompute == compute::Recompute::selective);
+    CHECK(op.recompute == compute::Recompute::op);
     CHECK(op.recompute_every == 1);
+    CHECK(row_scenario("TTN-031").workload.parallelism.recompute == compute::Recompute::op);  // "selective op AC"
+    CHECK(row_scenario("TTN-038").workload.parallelism.recompute == compute::Recompute::full);
 }
 
 TEST_CASE("error statistics: mean, median of an even count and maximum") {

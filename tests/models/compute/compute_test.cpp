@@ -416,3 +416,33 @@ TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' for
     CHECK(half.memory.activations > all.memory.activations);
     CHECK(all.bwd > half.bwd);
 }
+
+TEST_CASE("op-level checkpointing replays every second matmul of a block and every op but attention") {
+    const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), simple_cal());
+    const auto* preset = work::find_gpt_preset("llama3-8b");
+    REQUIRE(preset);
+    const auto w = work::gpt(preset->shape, "llama3-8b");
+    compute::StepConfig cfg;
+    cfg.micro_batch = 1;
+    cfg.precision = Precision::bf16;
+    const auto none = compute::plan_step(w, gpu, cfg);
+    cfg.recompute = compute::Recompute::op;
+    const auto op = compute::plan_step(w, gpu, cfg);
+    // Matmuls in issue order: q, k, v (4096, 1024, 1024 wide), o, w1, w3, w2. Replayed: k, o, w3.
+    double replayed = 0, flash = 0;
+    for (const auto& layer : w.layers) {
+        if (!layer.transformer_block) continue;
+        for (const auto& o : layer.ops) {
+            if (o.name == "qkv") replayed += o.fwd_flops * 1024.0 / 6144.0;
+            else if (o.name == "attn_proj") replayed += o.fwd_flops;
+            else if (o.name == "mlp_gate_up") replayed += o.fwd_flops / 2;
+            else if (o.cls == work::OpClass::fused_attention) flash += o.fwd_flops;
+            else if (o.cls != work::OpClass::matmul) replayed += o.fwd_flops;
+        }
+    }
+    REQUIRE(flash > 0);
+    CHECK(op.hardware_flops_per_sample.value == doctest::Approx(none.hardware_flops_per_sample.value + 32 * replayed));
+    // Replayed ops stash nothing: less memory than without recomputation.
+    CHECK(op.memory.activations < none.memory.activations);
+    CHECK(op.bwd > none.bwd);
+}
