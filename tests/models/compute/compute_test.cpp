@@ -388,11 +388,18 @@ TEST_CASE("SGD unfused is 44 B per parameter in 4 kernels per tensor") {
     CHECK(step.optimizer.value == doctest::Approx(44 * step.trainable_params / (2039e9 * 0.5) + 4 * step.param_tensors * 10e-6));
 }
 
+namespace {
+// Llama 3 8B as the zoo builds it: 32 blocks, GQA with 8 KV heads, SwiGLU, FlashAttention.
+work::Workload llama3_8b() {
+    const auto* preset = work::find_gpt_preset("llama3-8b");
+    if (!preset) throw std::runtime_error("no llama3-8b preset");
+    return work::gpt(preset->shape, "llama3-8b");
+}
+}  // namespace
+
 TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' forward") {
     const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), simple_cal());
-    const auto* preset = work::find_gpt_preset("llama3-8b");
-    REQUIRE(preset);
-    const auto w = work::gpt(preset->shape, "llama3-8b");
+    const auto w = llama3_8b();
     compute::StepConfig cfg;
     cfg.micro_batch = 1;
     cfg.precision = Precision::bf16;
@@ -419,9 +426,7 @@ TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' for
 
 TEST_CASE("op-level checkpointing replays every second matmul of a block and every op but attention") {
     const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), simple_cal());
-    const auto* preset = work::find_gpt_preset("llama3-8b");
-    REQUIRE(preset);
-    const auto w = work::gpt(preset->shape, "llama3-8b");
+    const auto w = llama3_8b();
     compute::StepConfig cfg;
     cfg.micro_batch = 1;
     cfg.precision = Precision::bf16;
