@@ -220,7 +220,8 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     d.set("schema", std::int64_t{1}).set("name", row.at("id"));
     d.set("pricing.usd_per_gpu_hour", std::int64_t{0});
     d.set("workload.precision", row.at("precision"));
-    d.set("workload.framework", framework_of_row(row));
+    const std::string framework = framework_of_row(row);
+    d.set("workload.framework", framework);
     // The row states the compiler where the framework makes it optional.
     if (contains(row.at("framework"), "torch.compile")) d.set("workload.fused_elementwise", true);
     const int seq_len = int_cell(row, "seq_len");
@@ -243,8 +244,7 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
             if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_binning_release)
                 d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
         }
-        const std::string fw = framework_of_row(row);
-        if (squad && (fw == "nvidia-dle" || lambda_benchmark(row)))
+        if (squad && (framework == "nvidia-dle" || lambda_benchmark(row)))
             d.set("workload.optimizer_kernel", squad_optimizer_kernel(row.at("precision")));
         if (const int round = mlperf_round(row.at("source")); round > 0 && round < mlperf_fmha_round)
             d.set("workload.attention", std::string("unfused"));
@@ -280,7 +280,7 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     if (const int v = int_cell(row, "virtual_stages"); v > 1) d.set("workload.parallelism.virtual_stages", std::int64_t{v});
     if (row.at("sequence_parallel") == "true") d.set("workload.parallelism.sequence_parallel", true);
     if (!row.at("recompute").empty()) d.set("workload.parallelism.recompute", row.at("recompute"));
-    if (framework_of_row(row) == "torchtitan" && row.at("recompute") == "selective") {
+    if (framework == "torchtitan" && row.at("recompute") == "selective") {
         if (contains(row.at("notes"), "AC \"selective layer\"")) {
             d.set("workload.parallelism.recompute", std::string("full"));
             d.set("workload.parallelism.recompute_every", std::int64_t{torchtitan_layer_ac_every});

@@ -1,6 +1,7 @@
 #include "models/compute/step.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace rentsim::compute {
@@ -50,11 +51,11 @@ double param_tensors(const work::Op& op) {
 
 // The matmuls one op stands for, as torchtitan's Llama block issues them: the QKV op is the
 // q, k and v projections (widths: the model's hidden size, then K and V alike), the gated MLP's
-// first op is w1 and w3 side by side; any other op is one matmul. Returns their widths.
-std::vector<double> issued_matmuls(const work::Op& op, double hidden) {
+// first op is w1 and w3 side by side; any other op is one matmul. Their widths, 0 past the last.
+std::array<double, 3> issued_matmuls(const work::Op& op, double hidden) {
     if (op.name == "qkv" && op.n > hidden) return {hidden, (op.n - hidden) / 2, (op.n - hidden) / 2};
-    if (op.name == "mlp_gate_up") return {op.n / 2, op.n / 2};
-    return {op.n};
+    if (op.name == "mlp_gate_up") return {op.n / 2, op.n / 2, 0};
+    return {op.n, 0, 0};
 }
 
 // Kernels launched by one optimizer update over `elems` parameters in `tensors` tensors.
@@ -177,6 +178,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 if (op.cls == work::OpClass::matmul) {
                     double replayed_width = 0, width = 0;
                     for (double n : issued_matmuls(op, w.hidden)) {
+                        if (n <= 0) break;
                         width += n;
                         if (++matmuls_issued % 2 == 0) replayed_width += n;
                     }

@@ -395,14 +395,19 @@ work::Workload llama3_8b() {
     if (!preset) throw std::runtime_error("no llama3-8b preset");
     return work::gpt(preset->shape, "llama3-8b");
 }
-}  // namespace
-
-TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' forward") {
-    const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), simple_cal());
-    const auto w = llama3_8b();
+compute::GpuModel h100() { return compute::GpuModel(compute::find_gpu("h100-sxm5-80gb"), simple_cal()); }
+compute::StepConfig bf16_micro_batch_1() {
     compute::StepConfig cfg;
     cfg.micro_batch = 1;
     cfg.precision = Precision::bf16;
+    return cfg;
+}
+}  // namespace
+
+TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' forward") {
+    const auto w = llama3_8b();
+    const compute::GpuModel gpu = h100();
+    compute::StepConfig cfg = bf16_micro_batch_1();
     const auto none = compute::plan_step(w, gpu, cfg);
     cfg.recompute = compute::Recompute::full;
     const auto all = compute::plan_step(w, gpu, cfg);
@@ -425,11 +430,9 @@ TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' for
 }
 
 TEST_CASE("op-level checkpointing replays every second matmul of a block and every op but attention") {
-    const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), simple_cal());
     const auto w = llama3_8b();
-    compute::StepConfig cfg;
-    cfg.micro_batch = 1;
-    cfg.precision = Precision::bf16;
+    const compute::GpuModel gpu = h100();
+    compute::StepConfig cfg = bf16_micro_batch_1();
     const auto none = compute::plan_step(w, gpu, cfg);
     cfg.recompute = compute::Recompute::op;
     const auto op = compute::plan_step(w, gpu, cfg);
