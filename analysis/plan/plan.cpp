@@ -300,6 +300,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.tf32_conv = w.tf32_conv;
     cfg.conv_layout = w.conv_layout;
     cfg.optimizer_kernel = w.optimizer_kernel;
+    cfg.loss_kernel = w.loss_kernel;
     cfg.lora_rank = w.lora_rank;
     r.step = compute::plan_step(model, gpu, cfg);
     const compute::StepCost& step = r.step;

@@ -105,6 +105,7 @@ struct WorkloadSpec {
     bool tf32_matmul = false, tf32_conv = false;  // fp32 requests on TF32 tensor cores (profile or `tf32`)
     compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
     compute::OptimizerKernel optimizer_kernel = compute::OptimizerKernel::fused;  // profile or `optimizer_kernel`
+    compute::LossKernel loss_kernel = compute::LossKernel::eager;  // profile or `loss_kernel`
     work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
     int lora_rank = 0;             // LoRA fine-tuning of the transformer blocks at this rank; 0: every weight trains
     double padding_fraction = 0;   // BERT: share of padding tokens in a sample (removed only by frameworks that unpad)

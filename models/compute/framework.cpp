@@ -18,6 +18,15 @@ const Registry<OptimizerKernel>& optimizer_kernel_registry() {
     return r;
 }
 
+const Registry<LossKernel>& loss_kernel_registry() {
+    static const Registry<LossKernel> r{
+        "loss kernel",
+        {{"eager", LossKernel::eager, "PyTorch's log_softmax and NLL kernels in the training precision"},
+         {"fp32", LossKernel::fp32, "the same kernels on logits cast to fp32 (autocast, torchtitan, Megatron-Core)"},
+         {"fused", LossKernel::fused, "one kernel per direction on the 16-bit logits (flash-attn's CrossEntropyLoss)"}}};
+    return r;
+}
+
 namespace {
 
 // Defaults shared by the sources below, read 2026-12-01:
@@ -55,27 +64,31 @@ const Registry<Framework>& framework_registry() {
         "framework",
         {entry("pytorch-ddp", "PyTorch eager with DistributedDataParallel: unfused kernels, SDPA flash attention in decoders, NCHW, TF32 for convolutions only, foreach optimizer",
                {false, true, false, false, true, L::nchw, 0, false, true, false,
-                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step; torch.optim runs foreach kernels on CUDA unless told otherwise (PyTorch >= 2.0)",
-                false, OptimizerKernel::foreach}),
+                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step; torch.optim runs foreach kernels on CUDA unless told otherwise (PyTorch >= 2.0); autocast runs the loss softmax in fp32",
+                false, OptimizerKernel::foreach, LossKernel::fp32}),
          entry("nvidia-dle", "NVIDIA DeepLearningExamples recipes (NGC containers): NHWC, DALI, TF32 on, unfused elementwise",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "NVIDIA DeepLearningExamples READMEs and configs (memory format nhwc in mixed precision; NGC TF32 default)"}),
          entry("pytorch-fsdp", "PyTorch FSDP (e.g. llm-foundry/Composer): flash attention, full sharding, prefetched all-gathers, unfused optimizer",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
-                "PyTorch FSDP documentation (BACKWARD_PRE prefetch); llm-foundry MPT configs (attn_impl flash); torch.optim's foreach default (PyTorch >= 2.0)",
-                false, OptimizerKernel::foreach}),
+                "PyTorch FSDP documentation (BACKWARD_PRE prefetch); llm-foundry MPT configs (attn_impl flash); torch.optim's foreach default (PyTorch >= 2.0); llm-foundry's MPT loss_fn defaults to fused_crossentropy (flash-attn's CrossEntropyLoss)",
+                false, OptimizerKernel::foreach, LossKernel::fused}),
          entry("torchtitan", "torchtitan: FSDP2, SDPA flash attention; torch.compile (fused elementwise) is opt-in",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
-                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default); PyTorch TF32 defaults"}),
+                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float()); PyTorch TF32 defaults",
+                false, OptimizerKernel::fused, LossKernel::fp32}),
          entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
                {true, false, false, false, true, L::nchw, 0, false, true, false,
-                "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021"}),
+                "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float()",
+                false, OptimizerKernel::fused, LossKernel::fp32}),
          entry("megatron-core", "Megatron-Core with Transformer Engine: fused kernels and attention, overlaps off by default",
                {true, true, true, false, true, L::nchw, 0, false, false, false,
-                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off)"}),
+                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off); VocabParallelCrossEntropy casts the logits to fp32",
+                false, OptimizerKernel::fused, LossKernel::fp32}),
          entry("nemo", "NVIDIA NeMo 2.0 recipes on Megatron-Core: distributed optimizer, every overlap on",
                {true, true, true, false, true, L::nchw, 1, true, true, true,
-                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap)"}),
+                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap); Megatron-Core's VocabParallelCrossEntropy casts the logits to fp32",
+                false, OptimizerKernel::fused, LossKernel::fp32}),
          entry("deepspeed", "DeepSpeed ZeRO: unfused model code, overlap_comm off by default",
                {false, true, false, false, true, L::nchw, 1, true, false, false,
                 "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets; optimizer type Adam runs DeepSpeed's FusedAdam)"}),

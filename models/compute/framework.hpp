@@ -30,6 +30,23 @@ const Registry<ConvLayout>& conv_layout_registry();
 enum class OptimizerKernel { fused, foreach, for_loop };
 const Registry<OptimizerKernel>& optimizer_kernel_registry();
 
+// How the loss softmax over a head's classes runs (a vocabulary's worth per token in a
+// language model; compute::plan_step prices it):
+//   eager: PyTorch's log_softmax and NLL in the training precision, as the op's own traffic
+//          (three reads and a write forward, aten/src/ATen/native/cuda/SoftMax.cu; the NLL
+//          gradient's fill and the softmax backward after it);
+//   fp32:  the same kernels on logits cast to fp32 first, as autocast runs log_softmax and
+//          nll_loss (torch.amp docs, "CUDA Ops that can autocast to float32", read
+//          2026-12-05) and as torchtitan (`cross_entropy(pred.flatten(0, 1).float(), ...)`)
+//          and Megatron-Core (VocabParallelCrossEntropy.calculate_logits_max: `.float()`)
+//          write it: 4-byte traffic and stash, plus the cast up before and the gradient's
+//          cast down after;
+//   fused: one kernel per direction on the 16-bit logits (flash-attn's Triton
+//          CrossEntropyLoss, llm-foundry's default `loss_fn: fused_crossentropy`): forward
+//          reads the logits once, backward reads them once and writes their gradient.
+enum class LossKernel { eager, fp32, fused };
+const Registry<LossKernel>& loss_kernel_registry();
+
 struct Framework {
     bool fused_elementwise = false;   // elementwise ops fused into neighbouring kernels
     bool flash_attention = false;     // fused attention kernel for decoder LLMs (sm80 and newer, 16-bit)
@@ -46,6 +63,7 @@ struct Framework {
     // kernels): a dataset's `padding_fraction` of each sample costs nothing.
     bool removes_padding = false;
     OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
+    LossKernel loss_kernel = LossKernel::eager;
 
     bool operator==(const Framework&) const = default;
 };

@@ -29,6 +29,28 @@ double selective_dropped(const work::Op& op, double elem_b) {
     return op.saved_elems + op.saved_mask_elems / elem_b;  // softmax output, dropout mask
 }
 
+constexpr double fp32_bytes = 4.0;
+
+// A loss softmax as the framework's loss kernel runs it (framework.hpp). fused: forward
+// reads the logits once (backward: plan_step). eager and fp32: three reads and a write of a
+// row longer than PyTorch keeps on chip, one of each otherwise, at the bytes of the kernel's
+// elements (4 in fp32: a 20,003-class row fits on chip in 16 bits, not in fp32); the stash
+// (the log-probabilities) at the same size, counted in activation elements. op_precision
+// prices an fp32 kernel's traffic at fp32.
+work::Op as_run(const work::Op& op, const StepConfig& cfg) {
+    if (!op.loss) return op;
+    work::Op o = op;
+    const double elem_b = activation_bytes(cfg.precision), logits = op.m * op.n * op.batch;
+    if (cfg.loss_kernel == LossKernel::fused) {
+        o.fwd_elems = logits;
+        return o;
+    }
+    const double loss_b = cfg.loss_kernel == LossKernel::fp32 ? fp32_bytes : elem_b;
+    o.fwd_elems = (op.n * loss_b > work::softmax_on_chip_bytes ? 4.0 : 2.0) * logits;
+    o.saved_elems *= loss_b / elem_b;
+    return o;
+}
+
 // 16-bit and fp8 convolutions run on tensor cores in NHWC only: cuDNN transposes NCHW
 // tensors around them. TF32 has NCHW tensor-core kernels of its own (cuDNN 8 release notes;
 // Lambda's NCHW TF32 ResNet-50 runs as fast as NVIDIA's NHWC one).
@@ -74,6 +96,7 @@ double optimizer_launches(OptimizerKernel kernel, bool adam, double tensors, dou
 }  // namespace
 
 Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig& cfg) {
+    if (op.loss && cfg.loss_kernel == LossKernel::fp32) return Precision::fp32;
     const bool has_tf32 = gpu.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0.0;
     switch (op.cls) {
         case work::OpClass::matmul:
@@ -119,7 +142,8 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         bool split = false;
         const bool block = layer.transformer_block || layer.repeat > 1;
         int matmuls_issued = 0;  // op-level checkpointing: matmuls of this block so far
-        for (const auto& op : layer.ops) {
+        for (const auto& layer_op : layer.ops) {
+            const work::Op op = as_run(layer_op, cfg);
             const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
             const Precision p = op_precision(op, gpu.spec(), cfg);
             auto f = gpu.op_cost(op, cfg.micro_batch, p, cfg.tp, cfg.sequence_parallel);
@@ -142,6 +166,15 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 const double cast_b = p == Precision::fp8 ? fp8_cast_bytes_per_elem : fp4_cast_bytes_per_elem;
                 extra_fwd += gpu.stream_time(Bytes{(input + weight) / tp_div * cast_b});
                 extra_bwd += gpu.stream_time(Bytes{output / tp_div * cast_b});
+                lc.kernels += 2;
+            }
+            // fp32 loss in a 16-bit run: the logits cast up before it, their gradient cast
+            // down after it (Megatron's `.float()` is its own kernel even where its other
+            // elementwise ops are fused).
+            if (op.loss && cfg.loss_kernel == LossKernel::fp32 && elem_b < fp32_bytes) {
+                const Bytes cast{op.m * op.n * op.batch * cfg.micro_batch / tp_div * (elem_b + fp32_bytes)};
+                extra_fwd += gpu.stream_time(cast);
+                extra_bwd += gpu.stream_time(cast);
                 lc.kernels += 2;
             }
             // LoRA: beside a frozen weight W (k x n) run x A (k x r) and (x A) B (r x n) in forward,
@@ -192,8 +225,10 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             layer_saved += saved / divisor(op);
             split = split || op.tp != work::TpSplit::none;
             if (attention_core(op)) lc.attention_fwd += f.time;
-            for (const auto& b : work::backward_ops(op)) {
+            for (work::Op b : work::backward_ops(op)) {
                 if (fused) continue;
+                // A fused loss kernel's backward reads the logits once and writes their gradient.
+                if (op.loss && cfg.loss_kernel == LossKernel::fused) b.fwd_elems = 2.0 * op.m * op.n * op.batch;
                 // Under LoRA every original weight is frozen (the head's too): only input gradients.
                 if (cfg.lora_rank > 0 && op.cls == work::OpClass::matmul && op.weight_elems > 0 && b.name == "wgrad") continue;
                 const Seconds t = gpu.op_cost(b, cfg.micro_batch, op_precision(b, gpu.spec(), cfg), cfg.tp, cfg.sequence_parallel).time;
@@ -301,7 +336,10 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         double per_layer_max = 0;
         for (const auto& layer : w.layers) {
             double s = 0;
-            for (const auto& op : layer.ops) s += (op.saved_elems + op.saved_mask_elems / elem_b) / divisor(op);
+            for (const auto& layer_op : layer.ops) {
+                const work::Op op = as_run(layer_op, cfg);
+                s += (op.saved_elems + op.saved_mask_elems / elem_b) / divisor(op);
+            }
             per_layer_max = std::max(per_layer_max, s);
         }
         // Only each layer's input is stashed (divided by tp under sequence parallelism).

@@ -45,6 +45,8 @@ struct StepConfig {
     ConvLayout conv_layout = ConvLayout::nhwc;
     // How the optimizer update runs (framework.hpp): its HBM passes and kernel launches.
     OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
+    // How the loss softmax runs (framework.hpp): its bytes per element, casts and stash.
+    LossKernel loss_kernel = LossKernel::eager;
     // LoRA fine-tuning (Hu et al. 2021) at this rank; 0 trains every weight. Every linear
     // weight W (k x n) of the transformer blocks is frozen beside a trainable pair A (k x r),
     // B (r x n), the QLoRA recipe's choice of all linear layers (Dettmers et al. 2023, Sec. 4).

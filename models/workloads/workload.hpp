@@ -67,7 +67,16 @@ struct Op {
     // serial_round_latency_s per round (models/compute/gpu_model.hpp) to the op's traffic
     // time. 0: an ordinary data-parallel kernel.
     double serial_rounds = 0;
+    // A loss softmax over classes (the logits of a classifier or language-model head): how it
+    // runs is the framework's loss kernel (compute::LossKernel), not the op's own traffic alone.
+    bool loss = false;
 };
+
+// PyTorch's softmax kernels (aten/src/ATen/native/cuda/SoftMax.cu, host_softmax) keep a row
+// on chip when it fits: one warp per row up to 1,024 elements, one block caching the row in
+// its 48 KiB of shared memory beyond that. A longer row is read three times (its maximum, the
+// sum of exponentials, the output) and written once; a row on chip is read once.
+inline constexpr double softmax_on_chip_bytes = 48.0 * 1024;
 
 // Layer::params counts one instance; identical blocks are stored once with repeat = L.
 struct Layer {

@@ -53,17 +53,15 @@ Op pointwise(std::string_view name, OpClass cls, double m, double n, double batc
               .saved_elems = saved, .tp = tp, .samples = samples};
 }
 
-// A loss softmax over rows of n classes, m rows. PyTorch's softmax kernels (aten/src/ATen/
-// native/cuda/SoftMax.cu, host_softmax) keep a row on chip when it fits: one warp per row up
-// to 1,024 elements, one block caching the row in its 48 KiB of shared memory beyond that.
-// A longer row (a vocabulary: BERT's 30,522 words, GPT-2's 50,257, WikiText-103's 267,735)
-// is read three times (its maximum, the sum of exponentials, the output) and written once.
-// Counted in 16-bit elements (fp32 rows fit half as many); every loss in the zoo is either
-// below or above both limits (the smallest vocabulary, BERT's, is 1.2x the larger one).
-constexpr double on_chip_softmax_row = 48.0 * 1024 / 2;
+// A loss softmax over rows of n classes, m rows. A row beyond softmax_on_chip_bytes (a
+// vocabulary: BERT's 30,522 words, GPT-2's 50,257, WikiText-103's 267,735) is read three
+// times and written once, a shorter one read and written once. Counted here for 16-bit rows;
+// compute::plan_step recounts for the bytes the framework's loss kernel moves.
 Op loss_softmax(std::string_view name, double m, double n, TpSplit tp) {
-    const double passes = n > on_chip_softmax_row ? 4 : 2;
-    return pointwise(name, OpClass::softmax, m, n, 1, softmax_flops, passes * m * n, m * n, tp);
+    const double passes = n * 2 > softmax_on_chip_bytes ? 4 : 2;
+    Op op = pointwise(name, OpClass::softmax, m, n, 1, softmax_flops, passes * m * n, m * n, tp);
+    op.loss = true;
+    return op;
 }
 
 Op dropout(std::string_view name, double m, double n, double batch, TpSplit tp) {

@@ -94,6 +94,15 @@ TEST_CASE("DeepLearningExamples' SQuAD script updates with BertAdam in fp32 and 
     CHECK(kernel("LMB-101") == compute::OptimizerKernel::foreach);   // ResNet-50: torch.optim's default
 }
 
+TEST_CASE("each row's loss runs as its framework's loss kernel, Lambda's apex O2 Transformer-XL in fp16") {
+    const auto loss = [](const std::string& id) { return row_scenario(id).workload.loss_kernel; };
+    CHECK(loss("LFO-016") == compute::LossKernel::fused);  // llm-foundry: flash-attn's CrossEntropyLoss
+    CHECK(loss("TTN-036") == compute::LossKernel::fp32);   // torchtitan: cross_entropy(pred.float())
+    CHECK(loss("SMX-001") == compute::LossKernel::fp32);   // Megatron-Core: VocabParallelCrossEntropy
+    CHECK(loss("LMB-107") == compute::LossKernel::eager);  // Lambda's Transformer-XL: apex O2, fp16 logits
+    CHECK(loss("DLE-132") == compute::LossKernel::eager);  // DeepLearningExamples' Transformer-XL: the same
+}
+
 TEST_CASE("torchtitan's selective layer checkpointing replays every other block in full, its op mode every second matmul") {
     const auto layer = row_scenario("TTN-036").workload.parallelism;  // AC "selective layer"
     CHECK(layer.recompute == compute::Recompute::full);

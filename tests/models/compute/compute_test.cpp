@@ -429,6 +429,64 @@ TEST_CASE("full recomputation of every k-th block replays 1/k of the blocks' for
     CHECK(all.bwd > half.bwd);
 }
 
+TEST_CASE("the loss kernel sets the loss softmax's element size, its casts and its stash") {
+    // Llama 3 8B's head, micro-batch 1: a softmax over 8,192 tokens x 128,256 words, beyond
+    // the 24,576 16-bit elements a block keeps on chip, so eager reads it three times and
+    // writes it once (4 passes), and its backward moves 1.5 times that. No kernel overhead.
+    const auto w = llama3_8b();
+    const compute::GpuModel gpu = h100();
+    compute::StepConfig cfg = bf16_micro_batch_1();
+    const auto with = [&](compute::LossKernel k) {
+        cfg.loss_kernel = k;
+        return compute::plan_step(w, gpu, cfg);
+    };
+    const auto head = [](const compute::StepCost& s) {
+        for (const auto& l : s.layers)
+            if (l.name == "head") return l;
+        throw std::runtime_error("no head");
+    };
+    const auto eager = with(compute::LossKernel::eager), fp32 = with(compute::LossKernel::fp32),
+               fused = with(compute::LossKernel::fused);
+    const double logits = 8192.0 * 128256, per_byte = gpu.stream_time(units::Bytes{1e9}).value / 1e9;
+    // fp32: 4 passes of 4 bytes plus the cast up (2 read, 4 written) against 4 passes of 2.
+    CHECK(head(fp32).fwd.value - head(eager).fwd.value == doctest::Approx((16 + 6 - 8) * logits * per_byte));
+    // Backward: 6 passes of 4 bytes plus the gradient's cast down against 6 passes of 2.
+    CHECK(head(fp32).bwd.value - head(eager).bwd.value == doctest::Approx((24 + 6 - 12) * logits * per_byte));
+    CHECK(head(fp32).kernels == head(eager).kernels + 2);
+    // fused: one 2-byte read forward; one read and one write backward.
+    CHECK(head(eager).fwd.value - head(fused).fwd.value == doctest::Approx((8 - 2) * logits * per_byte));
+    CHECK(head(eager).bwd.value - head(fused).bwd.value == doctest::Approx((12 - 4) * logits * per_byte));
+    // The stashed log-probabilities are 4-byte in fp32; the fused kernel keeps the 16-bit logits.
+    CHECK(fp32.memory.activations.value - eager.memory.activations.value == doctest::Approx(2 * logits));
+    CHECK(fused.memory.activations.value == doctest::Approx(eager.memory.activations.value));
+    // Nothing but the head changes.
+    const auto body = [&](const compute::StepCost& s) { return s.fwd.value + s.bwd.value - head(s).fwd.value - head(s).bwd.value; };
+    CHECK(body(fp32) == doctest::Approx(body(eager)));
+    CHECK(body(fused) == doctest::Approx(body(eager)));
+    // A run already in fp32 has nothing to cast: fp32 and eager are the same kernels.
+    cfg.precision = Precision::fp32;
+    CHECK(head(with(compute::LossKernel::fp32)).fwd.value == doctest::Approx(head(with(compute::LossKernel::eager)).fwd.value));
+}
+
+TEST_CASE("a 20,003-class loss row stays on chip in 16 bits and not in fp32") {
+    // Transformer-XL's adaptive head: 20,003 classes are 40 KB in 16 bits, under the 48 KiB a
+    // softmax block caches (one read, one write), and 80 KB in fp32 (three reads, one write).
+    work::Op loss{.name = "loss", .cls = work::OpClass::softmax, .m = 1000, .n = 20003, .k = 0, .batch = 1,
+                  .fwd_flops = 0, .fwd_elems = 2 * 1000 * 20003.0, .weight_elems = 0, .saved_elems = 1000 * 20003.0};
+    loss.loss = true;
+    work::Workload w{.name = "head-only", .domain = work::Domain::language, .seq_len = 1000,
+                     .layers = {work::Layer{.name = "head", .ops = {loss}, .params = 0, .repeat = 1}}};
+    const compute::GpuModel gpu = h100();
+    compute::StepConfig cfg = bf16_micro_batch_1();
+    const double logits = 1000 * 20003.0, per_byte = gpu.stream_time(units::Bytes{1e9}).value / 1e9;
+    CHECK(compute::plan_step(w, gpu, cfg).fwd.value == doctest::Approx(2 * 2 * logits * per_byte));
+    cfg.loss_kernel = compute::LossKernel::fp32;  // four 4-byte passes and the cast up
+    CHECK(compute::plan_step(w, gpu, cfg).fwd.value == doctest::Approx((4 * 4 + 6) * logits * per_byte));
+    cfg.loss_kernel = compute::LossKernel::eager;  // an fp32 run: the same four passes, no cast
+    cfg.precision = Precision::fp32;
+    CHECK(compute::plan_step(w, gpu, cfg).fwd.value == doctest::Approx(4 * 4 * logits * per_byte));
+}
+
 TEST_CASE("op-level checkpointing replays every second matmul of a block and every op but attention") {
     const auto w = llama3_8b();
     const compute::GpuModel gpu = h100();
