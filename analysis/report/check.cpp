@@ -98,7 +98,8 @@ std::string why_time(const Result& r, const ResultRow& old) {
     std::string o = parts_text(step_parts, "per step:");
     o += parts_text({{"steps", now(r, "iterations") / get(old, "iterations") - 1},
                      {"work lost to interruptions", (now(r, "lifecycle.lost_work_s") - get(old, "lifecycle.lost_work_s")) / time},
-                     {"staging", (now(r, "staging_s") - get(old, "staging_s")) / time}},
+                     {"staging", (now(r, "staging_s") - get(old, "staging_s")) / time},
+                     {"evaluation", (now(r, "evaluation_s") - get(old, "evaluation_s")) / time}},
                     "run:");
     return o;
 }

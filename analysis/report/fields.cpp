@@ -166,6 +166,8 @@ constexpr Field fields[] = {
     {"events", K::integer, "", last, P::always, get<&R::events>, "events the engine executed"},
     {"fingerprint", K::string, "", last, P::always, fingerprint_hex, "64-bit fold of every executed event, in hexadecimal: equal fingerprints, equal simulations"},
     {"staging_s", K::number, "s", both, P::fits, get<&R::staging_s>, "copying the dataset to local NVMe before training; included in `time_to_train_s` and billed"},
+    {"evaluations", K::integer, "", both, P::fits, get<&R::evaluations>, "held-out evaluations during the run (`workload.evaluation`); 0 without one"},
+    {"evaluation_s", K::number, "s", both, P::fits, get<&R::evaluation_s>, "the evaluations' forward passes, all of them; included in `time_to_train_s` and billed"},
     {"input.bound_by", K::string, "", both, P::fits, bound_by, "what limits the input: `compute`, `cpu_workers`, `storage`, `ingress` or `h2d`"},
     {"input.stall_fraction", K::number, "fraction", both, P::fits, get<&R::input, &I::stall_fraction>, "the GPU's wait for input over the training time"},
     {"input.input_bound_s", K::number, "s", both, P::fits, get<&R::input, &I::input_bound_s>, "the whole run's GPU wait for input"},

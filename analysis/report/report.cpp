@@ -133,6 +133,9 @@ std::string single(const Result& r) {
     if (r.breakdown.pipeline_bubble_s > 0)
         o += fmt::format("  pipeline        tp {} x pp {} x dp {}, bubble {:.2f} ms ({})\n", r.tp, r.pp, r.dp,
                          r.breakdown.pipeline_bubble_s * 1e3, pct(r.breakdown.pipeline_bubble_s, r.iteration_s));
+    if (r.evaluations > 0)
+        o += fmt::format("  evaluation      {} pass{}, {} ({} of the time to train)\n", r.evaluations, r.evaluations == 1 ? "" : "es",
+                         human_duration(r.evaluation_s), pct(r.evaluation_s, r.time_to_train_s));
     if (r.rl.ppo_epochs > 0)
         o += fmt::format("  rollout         {:.2f} ms per step ({}): generation {:.2f} s and scoring {:.2f} s per rollout over {} "
                          "PPO epoch{}, K/V cache {:.1f} GiB\n",
@@ -208,6 +211,7 @@ enum class Cell {
 
 bool pipeline_parallel(const Result& r) { return r.pp > 1; }
 bool storage_pipeline(const Result& r) { return r.storage_pipeline; }
+bool evaluated(const Result& r) { return r.evaluations > 0; }
 bool deadline(const Result& r) { return r.lifecycle.deadline_h > 0; }
 bool replicated(const Result& r) { return r.replications > 0; }
 bool not_done(const Result& r) { return r.fits && r.status != "done"; }
@@ -236,6 +240,7 @@ constexpr Column columns[] = {
     {"bubble", pipeline_parallel, Cell::share, Cell::dash, {"breakdown.pipeline_bubble_s", "iteration_s"}},
     {"MFU", nullptr, Cell::percent1, Cell::dash, {"mfu"}},
     {"mem GiB", nullptr, Cell::fixed1, Cell::memory_of, {"memory_per_gpu_gib", "memory_available_gib"}},
+    {"evaluation", evaluated, Cell::duration_or_dash, Cell::dash, {"evaluation_s"}},
     {"staging", storage_pipeline, Cell::duration_or_dash, Cell::dash, {"staging_s"}},
     {"bound by", storage_pipeline, Cell::text, Cell::dash, {"input.bound_by"}},
     {"stall e1", storage_pipeline, Cell::first_epoch_stall, Cell::dash, {"epochs"}},

@@ -149,6 +149,16 @@ Stats stats_of(std::vector<double> v) {
 }
 
 
+// One held-out evaluation (workload.evaluation): forward passes only, the samples spread over
+// the data-parallel replicas in training micro-batches and pipelined through the stages (the
+// slowest stage's share of the forward, pp - 1 micro-batches of fill). No backward, optimizer
+// or gradient traffic; the forward's tensor-parallel collectives are not priced.
+double evaluation_pass_s(const WorkloadSpec& w, const StepPlan& p) {
+    const double per_step = static_cast<double>(p.dp) * std::max(1, p.micro_batch);
+    const double micro_batches = std::ceil(w.evaluation.samples / per_step);
+    return (micro_batches + p.pp - 1) * p.step.fwd.value / p.pp;
+}
+
 // Steady step figures of one simulated step plan.
 double iteration_s(const Timeline& tl) {
     return static_cast<double>(tl.period_time) / static_cast<double>(tl.period ? tl.period : 1) * 1e-9;
@@ -217,8 +227,11 @@ void run_lifecycle(const Scenario& s, const JobPlan& job, LifecyclePlan plan, co
     out.trained_fraction = trained;
     out.window_h = lc.window_h;
     if (lc.window_h > 0) {
-        // What the window held: the work done, at the reference (first phase's) rate.
-        r.samples = work_done_s * r.throughput_samples_per_s;
+        // What the window held: the work done, at the reference (first phase's) rate, less
+        // the evaluations' share of it.
+        const double train_s = r.time_to_train_s > 0 ? r.time_to_train_s : 1.0;
+        const double training_share = std::max(0.0, 1.0 - r.evaluation_s / train_s);
+        r.samples = work_done_s * r.throughput_samples_per_s * training_share;
         r.iterations = static_cast<std::int64_t>(std::floor(r.samples / std::max(1, r.global_batch)));
     }
     out.deadline_h = lc.deadline_h;
@@ -476,6 +489,14 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
         r.breakdown.input_stall_s = 0;
         r.breakdown.pipeline_bubble_s = 0;
         tl.total = sim::from_seconds(ts.iteration_s * static_cast<double>(p.iterations));
+        r.time_to_train_s = sim::to_seconds(tl.total);
+    }
+    // Evaluations after every `every_samples` trained samples; the run's last one falls at its
+    // end when the samples are a multiple (MLPerf stops at the evaluation that reaches the target).
+    if (w.evaluation.every_samples > 0) {
+        r.evaluations = static_cast<std::int64_t>(std::floor(w.samples / w.evaluation.every_samples + 1e-9));
+        r.evaluation_s = static_cast<double>(r.evaluations) * evaluation_pass_s(w, p);
+        tl.total += sim::from_seconds(r.evaluation_s);
         r.time_to_train_s = sim::to_seconds(tl.total);
     }
     // RL: each prompt is trained on in ppo_epochs steps.

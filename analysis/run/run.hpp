@@ -144,6 +144,8 @@ struct Result {
     Accuracy accuracy;
     double allreduce_busbw_gbps = 0;  // of one gradient bucket
     double staging_s = 0;           // copying the dataset to local NVMe before training (billed)
+    std::int64_t evaluations = 0;   // held-out evaluations during the run (workload.evaluation)
+    double evaluation_s = 0;        // their forward passes, all of them; part of time_to_train_s
     std::string from_instance;      // hardware taken from a catalog instance ("aws/p4de.24xlarge: gpu ..."), or empty
     std::string note;               // why a run has no times (a layout that does not fit), or empty
     std::string step_source;        // a trace-backed scenario: where the step time came from; empty otherwise

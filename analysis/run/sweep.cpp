@@ -99,7 +99,7 @@ constexpr std::size_t member_count() {
 // Every member of a Result, by a dotted name: the record's list. A member added to Result (or
 // to a struct inside it) must be added here too, so that a journal restores it; the counts
 // below make the build say so.
-static_assert(member_count<Result>() == 53 && member_count<Breakdown>() == 4 && member_count<RlResult>() == 5 && member_count<InputDiagnosis>() == 9 &&
+static_assert(member_count<Result>() == 55 && member_count<Breakdown>() == 4 && member_count<RlResult>() == 5 && member_count<InputDiagnosis>() == 9 &&
                   member_count<EpochResult>() == 3 && member_count<Stats>() == 4 && member_count<LifecycleResult>() == 32 &&
                   member_count<LayoutResult>() == 5 && member_count<MemoryParts>() == 5 && member_count<Accuracy>() == 4,
               "Result changed: list its new member in each_member() (analysis/run/sweep.cpp)");
@@ -163,6 +163,8 @@ void each_member(R& r, V&& v) {
     v("accuracy.p90_error", r.accuracy.p90_error);
     v("allreduce_busbw_gbps", r.allreduce_busbw_gbps);
     v("staging_s", r.staging_s);
+    v("evaluations", r.evaluations);
+    v("evaluation_s", r.evaluation_s);
     v("from_instance", r.from_instance);
     v("note", r.note);
     v("step_source", r.step_source);

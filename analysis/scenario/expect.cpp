@@ -53,6 +53,8 @@ const Registry<std::string_view>& expectation_field_registry() {
         {"simulated_iterations", "", ""},
         {"events", "", ""},
         {"staging_s", "s", ""},
+        {"evaluations", "", ""},
+        {"evaluation_s", "s", ""},
         {"input.stall_fraction", "fraction", ""},
         {"input.input_bound_s", "s", ""},
         {"input.workers_to_compute_bound", "", ""},

@@ -105,6 +105,11 @@ constexpr NumberRange scenario_ranges_table[] = {
     {"workload.epochs", 1e-6, 1e5, "epochs"},
     {"workload.samples", 1, 1e15, "samples"},
     {"workload.tokens", 1, 1e17, "tokens"},
+    // Evaluation: ImageNet's 50,000 validation images and MLPerf BERT's 10,000 held-out samples
+    // are typical; the bounds are those of the amount of training.
+    {"workload.evaluation.every_samples", 1, 1e15, "samples"},
+    {"workload.evaluation.every_epochs", 1e-6, 1e5, "epochs"},
+    {"workload.evaluation.samples", 1, 1e13, "samples"},
     {"workload.parallelism.tp", 1, 1024, ""},
     {"workload.parallelism.pp", 1, 1024, ""},
     {"workload.parallelism.cp", 1, 1024, ""},
@@ -345,7 +350,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
                  "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "optimizer_kernel", "loss_kernel", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
-                 "softmax", "length_bin", "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl"});
+                 "softmax", "length_bin", "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl", "evaluation"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
     w.model = o.at("model").as_name(models.what(), models.names());
@@ -554,6 +559,19 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
         const Value t = o.at("tokens");
         if (is_vision) t.fail("'tokens' needs a language model; give 'samples' for '" + w.model + "'");
         w.samples = t.as_positive_number() / k.seq_len;
+    }
+    if (auto x = o.get("evaluation")) {
+        Object e(*x, {"every_samples", "every_epochs", "samples"});
+        const int given = int(e.has("every_samples")) + int(e.has("every_epochs"));
+        if (given != 1) x->fail("expected one of 'every_samples' or 'every_epochs' (how often the held-out samples are evaluated)");
+        if (auto every = e.get("every_samples")) {
+            w.evaluation.every_samples = every->as_positive_number();
+        } else {
+            const Value epochs = e.at("every_epochs");
+            if (w.dataset_samples <= 0) epochs.fail("'every_epochs' needs the workload's 'dataset_samples'; give 'every_samples'");
+            w.evaluation.every_samples = epochs.as_positive_number() * w.dataset_samples;
+        }
+        w.evaluation.samples = e.at("samples").as_positive_number();
     }
     return w;
 }

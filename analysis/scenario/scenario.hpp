@@ -92,6 +92,16 @@ struct RlSpec {
     int scoring_passes() const { return 1 + int(critic) + int(reference) + int(reward_model); }
 };
 
+// Held-out evaluation during training (`workload.evaluation`): a forward pass over `samples`
+// held-out samples after every `every_samples` trained ones, as MLPerf Training counts it in
+// its time to train ("the time to evaluate the quality is included in the wallclock time",
+// MLPerf Training rules, Quality measure) and as recipes that validate each epoch do. Zero
+// `every_samples`: no evaluation.
+struct EvaluationSpec {
+    double every_samples = 0;      // trained samples between evaluations
+    double samples = 0;            // held-out samples per evaluation
+};
+
 struct WorkloadSpec {
     std::string model;             // registry name: resnet50, bert-base, bert-large, gpt, or a GPT preset
     work::Workload graph;          // the built model: layers of ops with their shapes
@@ -114,6 +124,7 @@ struct WorkloadSpec {
     double samples = 0;            // samples to train (dataset_samples * epochs, or tokens / seq_len)
     double dataset_samples = 0;    // 0 when the amount was given as samples or tokens
     double epochs = 0;
+    EvaluationSpec evaluation;
     // A recorded op-level trace (`trace`: a Kineto or Chakra file, or a folder of one file per
     // rank), resolved against the scenario's folder; empty: the step comes from the model. With
     // a trace, analysis/run replays it (analysis/replay; retargeted to the cluster's GPU, GPU count

@@ -29,8 +29,6 @@ double selective_dropped(const work::Op& op, double elem_b) {
     return op.saved_elems + op.saved_mask_elems / elem_b;  // softmax output, dropout mask
 }
 
-constexpr double fp32_bytes = 4.0;
-
 // A loss softmax as the framework's loss kernel runs it (framework.hpp). fused: forward
 // reads the logits once (backward: plan_step). eager and fp32: three reads and a write of a
 // row longer than PyTorch keeps on chip, one of each otherwise, at the bytes of the kernel's
@@ -45,7 +43,7 @@ work::Op as_run(const work::Op& op, const StepConfig& cfg) {
         o.fwd_elems = logits;
         return o;
     }
-    const double loss_b = cfg.loss_kernel == LossKernel::fp32 ? fp32_bytes : elem_b;
+    const double loss_b = cfg.loss_kernel == LossKernel::fp32 ? activation_bytes(Precision::fp32) : elem_b;
     o.fwd_elems = (op.n * loss_b > work::softmax_on_chip_bytes ? 4.0 : 2.0) * logits;
     o.saved_elems *= loss_b / elem_b;
     return o;
@@ -171,8 +169,8 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             // fp32 loss in a 16-bit run: the logits cast up before it, their gradient cast
             // down after it (Megatron's `.float()` is its own kernel even where its other
             // elementwise ops are fused).
-            if (op.loss && cfg.loss_kernel == LossKernel::fp32 && elem_b < fp32_bytes) {
-                const Bytes cast{op.m * op.n * op.batch * cfg.micro_batch / tp_div * (elem_b + fp32_bytes)};
+            if (op.loss && cfg.loss_kernel == LossKernel::fp32 && elem_b < activation_bytes(Precision::fp32)) {
+                const Bytes cast{op.m * op.n * op.batch * cfg.micro_batch / tp_div * (elem_b + activation_bytes(Precision::fp32))};
                 extra_fwd += gpu.stream_time(cast);
                 extra_bwd += gpu.stream_time(cast);
                 lc.kernels += 2;

@@ -276,6 +276,8 @@ TEST_CASE("a run that does not fit has null times and costs, and no lifecycle or
       "hardware_tflops_per_gpu": null,
       "allreduce_busbw_gbps": null,
       "staging_s": null,
+      "evaluations": null,
+      "evaluation_s": null,
       "input": null,
       "epochs": null,
       "simulated_iterations": 0,

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "analysis/plan/plan.hpp"
 #include "analysis/run/run.hpp"
 #include "analysis/scenario/input_error.hpp"
 #include "analysis/scenario/scenario.hpp"
@@ -198,4 +199,47 @@ TEST_CASE("fp32 ResNet-50 on an A100 is faster than on a V100 with PyTorch's TF3
     // PyTorch's default: cuDNN runs fp32 convolutions on TF32 tensor cores on Ampere.
     CHECK(fp32_rate("a100-sxm4-40gb") > v100);
     CHECK(fp32_rate("a100-sxm4-40gb") > fp32_rate("a100-sxm4-40gb", R"(fp32", "tf32": false)"));
+}
+
+TEST_CASE("held-out evaluations add their forward passes to the time to train, and are billed") {
+    std::string text = R"({"schema": 1, "name": "e",
+      "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "dataset_samples": 1281167, "epochs": 90},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8},
+      "pricing": {"usd_per_gpu_hour": 2.0}})";
+    const auto plain = analysis::parse_scenarios(text, "e.json").points[0];
+    const std::string epochs = R"("epochs": 90)";
+    text.replace(text.find(epochs), epochs.size(), R"("epochs": 90, "evaluation": {"every_epochs": 1, "samples": 50000})");
+    const auto evaluated = analysis::parse_scenarios(text, "e.json").points[0];
+    CHECK(evaluated.workload.evaluation.every_samples == 1281167.0);
+    const auto a = analysis::run_scenario(plain);
+    const auto b = analysis::run_scenario(evaluated);
+    CHECK(a.evaluations == 0);
+    CHECK(a.evaluation_s == 0.0);
+    // 90 evaluations, each ceil(50,000 / (8 GPUs x 256)) = 25 forward passes of a micro-batch.
+    const auto p = analysis::plan_step(evaluated, 8, analysis::cluster_network(evaluated));
+    CHECK(b.evaluations == 90);
+    CHECK(b.evaluation_s == doctest::Approx(90 * 25 * p.step.fwd.value));
+    CHECK(b.time_to_train_s - a.time_to_train_s == doctest::Approx(b.evaluation_s).epsilon(1e-6));
+    CHECK(b.iteration_s == a.iteration_s);
+    CHECK(b.throughput_samples_per_s == a.throughput_samples_per_s);
+    CHECK(b.cost_usd == doctest::Approx(b.billed_s / 3600.0 * 2.0 * 8));
+    CHECK(b.cost_usd > a.cost_usd);
+}
+
+TEST_CASE("an evaluation is pipelined through the stages: pp - 1 micro-batches of fill") {
+    const char* text = R"({"schema": 1, "name": "p",
+      "workload": {"model": "gpt", "layers": 8, "hidden": 1024, "heads": 16, "seq_len": 1024, "vocab": 32000,
+                   "precision": "bf16", "global_batch": 64, "micro_batch": 2, "samples": 6400,
+                   "parallelism": {"tp": 1, "pp": 2},
+                   "evaluation": {"every_samples": 3200, "samples": 100}},
+      "cluster": {"gpu": "h100-sxm5-80gb", "gpus": 8},
+      "pricing": {"usd_per_gpu_hour": 2.0}})";
+    const auto s = analysis::parse_scenarios(text, "p.json").points[0];
+    const auto r = analysis::run_scenario(s);
+    const auto p = analysis::plan_step(s, 8, analysis::cluster_network(s));
+    REQUIRE(p.dp == 4);
+    // 2 evaluations; ceil(100 / (4 replicas x 2)) = 13 micro-batches, plus 1 of fill, each
+    // the forward of one of 2 stages.
+    CHECK(r.evaluations == 2);
+    CHECK(r.evaluation_s == doctest::Approx(2 * (13 + 1) * p.step.fwd.value / 2));
 }

@@ -64,6 +64,22 @@ TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7
     CHECK(row_scenario("MLP-054").workload.attention == work::AttentionKind::flash);    // v2.1
 }
 
+TEST_CASE("MLPerf rows evaluate as the rules of their round say, other time-to-train rows not") {
+    const auto every = [](const std::string& id) { return row_scenario(id).workload.evaluation.every_samples; };
+    const auto samples = [](const std::string& id) { return row_scenario(id).workload.evaluation.samples; };
+    // ResNet-50: every 4 epochs of 1,281,167 images, over 50,000 validation images.
+    CHECK(every("MLP-010") == 4 * 1281167.0);
+    CHECK(samples("MLP-010") == 50000.0);
+    // BERT from v1.0: FLOOR(0.05 x (230.23 x 448 + 3e6), 25,000) = FLOOR(155,157.2) = 150,000
+    // (NVIDIA's 1-node configs: EVAL_ITER_SAMPLES=150000); at 3,072: FLOOR(185,363.3) = 175,000.
+    CHECK(every("MLP-054") == 150000.0);
+    CHECK(every("MLP-055") == 175000.0);
+    CHECK(samples("MLP-054") == 10000.0);
+    // v0.7 BERT states only a least frequency; DeepLearningExamples' estimates are not runs.
+    CHECK(every("MLP-042") == 0.0);
+    CHECK(every("DLT-001") == 0.0);
+}
+
 TEST_CASE("Lambda's benchmark: Transformer-XL trains a model per GPU, and NCCL ran without peer-to-peer in late 2022") {
     const auto table = analysis::read_csv(measured);
     const auto row = [&](const std::string& id) -> const analysis::CsvRow& {
