@@ -152,7 +152,8 @@ Stats stats_of(std::vector<double> v) {
 // One held-out evaluation (workload.evaluation): forward passes only, the samples spread over
 // the data-parallel replicas in training micro-batches and pipelined through the stages (the
 // slowest stage's share of the forward, pp - 1 micro-batches of fill). No backward, optimizer
-// or gradient traffic; the forward's tensor-parallel collectives are not priced.
+// or gradient traffic; the forward's own collectives (tensor-parallel, ZeRO-3 parameter
+// gathers, ring attention) are not priced.
 double evaluation_pass_s(const WorkloadSpec& w, const StepPlan& p) {
     const double per_step = static_cast<double>(p.dp) * std::max(1, p.micro_batch);
     const double micro_batches = std::ceil(w.evaluation.samples / per_step);
