@@ -301,6 +301,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.conv_layout = w.conv_layout;
     cfg.optimizer_kernel = w.optimizer_kernel;
     cfg.loss_kernel = w.loss_kernel;
+    cfg.grad_reduce = w.grad_reduce;
     cfg.lora_rank = w.lora_rank;
     r.step = compute::plan_step(model, gpu, cfg);
     const compute::StepCost& step = r.step;
@@ -452,7 +453,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     const units::Seconds slot_time = slot + p2p * 2.0 + gather_exposed + gather_contention;
 
     const double ddp_bucket_bytes = w.bucket.value;
-    const double grad_elem = compute::is_mixed(w.precision) ? 2.0 : 4.0;
+    const double grad_elem = compute::reduced_gradient_bytes(w.precision, w.grad_reduce);
     TrainingPlan& plan = r.training;
     plan.iterations = r.iterations;
     plan.micro_steps = micro_steps;

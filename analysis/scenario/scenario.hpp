@@ -116,6 +116,7 @@ struct WorkloadSpec {
     compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
     compute::OptimizerKernel optimizer_kernel = compute::OptimizerKernel::fused;  // profile or `optimizer_kernel`
     compute::LossKernel loss_kernel = compute::LossKernel::eager;  // profile or `loss_kernel`
+    compute::GradReduce grad_reduce = compute::GradReduce::param;  // profile (by precision) or `grad_reduce`
     work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
     int lora_rank = 0;             // LoRA fine-tuning of the transformer blocks at this rank; 0: every weight trains
     double padding_fraction = 0;   // BERT: share of padding tokens in a sample (removed only by frameworks that unpad)

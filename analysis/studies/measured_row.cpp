@@ -263,8 +263,12 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
             if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_binning_release)
                 d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
         }
-        if (squad && (framework == "nvidia-dle" || lambda_benchmark(row)))
+        if (squad && (framework == "nvidia-dle" || lambda_benchmark(row))) {
             d.set("workload.optimizer_kernel", squad_optimizer_kernel(row.at("precision")));
+            // Its fp16 path is apex amp O2 (amp.initialize(..., opt_level="O2")) under apex's
+            // DDP: the model is cast to fp16 and its fp16 gradients are reduced.
+            if (row.at("precision") == "fp16") d.set("workload.grad_reduce", std::string("param"));
+        }
         if (const int round = mlperf_round(row.at("source")); round > 0 && round < mlperf_fmha_round)
             d.set("workload.attention", std::string("unfused"));
     } else if (txl) {

@@ -270,6 +270,7 @@ std::vector<Ablation> ablations() {
             {"gradient reduction overlapped with backward (off)", {{"workload.parallelism.overlap_grad_reduce", false}}},
             {"unfused optimizer updates (every update one fused kernel)", {{"workload.optimizer_kernel", std::string("fused")}}},
             {"fp32 and fused loss kernels (every loss eager in the training precision)", {{"workload.loss_kernel", std::string("eager")}}},
+            {"fp32 gradient reductions (every 16-bit run reduces 16-bit gradients)", {{"workload.grad_reduce", std::string("param")}}},
             {"compute slowed by overlapped collectives (off: overlap is free)", {{"workload.parallelism.overlap_contention", false}}},
             {"framework profiles (all rows as pytorch-ddp)", {{"workload.framework", std::string("pytorch-ddp")}}}};
 }

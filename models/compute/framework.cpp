@@ -27,6 +27,14 @@ const Registry<LossKernel>& loss_kernel_registry() {
     return r;
 }
 
+const Registry<GradReduce>& grad_reduce_registry() {
+    static const Registry<GradReduce> r{
+        "gradient reduction",
+        {{"param", GradReduce::param, "the 16-bit parameters' gradients, 2 bytes each (apex O2, FSDP PURE, Megatron-LM fp16, DeepSpeed)"},
+         {"fp32", GradReduce::fp32, "fp32 gradients, 4 bytes each (autocast's fp32 parameters, Megatron-LM in bf16, torchtitan)"}}};
+    return r;
+}
+
 namespace {
 
 // Defaults shared by the sources below, read 2026-12-01:
@@ -64,8 +72,8 @@ const Registry<Framework>& framework_registry() {
         "framework",
         {entry("pytorch-ddp", "PyTorch eager with DistributedDataParallel: unfused kernels, SDPA flash attention in decoders, NCHW, TF32 for convolutions only, foreach optimizer",
                {false, true, false, false, true, L::nchw, 0, false, true, false,
-                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step; torch.optim runs foreach kernels on CUDA unless told otherwise (PyTorch >= 2.0); autocast runs the loss softmax in fp32",
-                false, OptimizerKernel::foreach, LossKernel::fp32}),
+                "PyTorch CUDA semantics (TF32 defaults, PyTorch >= 1.12); scaled_dot_product_attention picks the flash kernel for 16-bit inputs (PyTorch >= 2.0); DDP gradient buckets overlap backward; ZeroRedundancyOptimizer's parameter broadcast follows the step; torch.optim runs foreach kernels on CUDA unless told otherwise (PyTorch >= 2.0); autocast runs the loss softmax in fp32 and keeps the parameters, so the gradients DDP reduces, in fp32",
+                false, OptimizerKernel::foreach, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32}),
          entry("nvidia-dle", "NVIDIA DeepLearningExamples recipes (NGC containers): NHWC, DALI, TF32 on, unfused elementwise",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "NVIDIA DeepLearningExamples READMEs and configs (memory format nhwc in mixed precision; NGC TF32 default)"}),
@@ -75,20 +83,20 @@ const Registry<Framework>& framework_registry() {
                 false, OptimizerKernel::foreach, LossKernel::fused}),
          entry("torchtitan", "torchtitan: FSDP2, SDPA flash attention; torch.compile (fused elementwise) is opt-in",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
-                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float()); PyTorch TF32 defaults",
-                false, OptimizerKernel::fused, LossKernel::fp32}),
+                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float(); training.mixed_precision_reduce = float32); PyTorch TF32 defaults",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32}),
          entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
                {true, false, false, false, true, L::nchw, 0, false, true, false,
-                "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float()",
-                false, OptimizerKernel::fused, LossKernel::fp32}),
+                "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float(); bf16 turns --accumulate-allreduce-grads-in-fp32 on",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
          entry("megatron-core", "Megatron-Core with Transformer Engine: fused kernels and attention, overlaps off by default",
                {true, true, true, false, true, L::nchw, 0, false, false, false,
-                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off); VocabParallelCrossEntropy casts the logits to fp32",
-                false, OptimizerKernel::fused, LossKernel::fp32}),
+                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off; bf16 reduces gradients in fp32); VocabParallelCrossEntropy casts the logits to fp32",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
          entry("nemo", "NVIDIA NeMo 2.0 recipes on Megatron-Core: distributed optimizer, every overlap on",
                {true, true, true, false, true, L::nchw, 1, true, true, true,
-                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap); Megatron-Core's VocabParallelCrossEntropy casts the logits to fp32",
-                false, OptimizerKernel::fused, LossKernel::fp32}),
+                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap; the bf16 mixed-precision plugin's grad_reduce_in_fp32); Megatron-Core's VocabParallelCrossEntropy casts the logits to fp32",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
          entry("deepspeed", "DeepSpeed ZeRO: unfused model code, overlap_comm off by default",
                {false, true, false, false, true, L::nchw, 1, true, false, false,
                 "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets; optimizer type Adam runs DeepSpeed's FusedAdam)"}),

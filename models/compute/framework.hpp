@@ -47,6 +47,19 @@ const Registry<OptimizerKernel>& optimizer_kernel_registry();
 enum class LossKernel { eager, fp32, fused };
 const Registry<LossKernel>& loss_kernel_registry();
 
+// The width in which data-parallel gradients are reduced in 16-bit (fp16, bf16, fp8) training:
+//   param: the 16-bit parameters' own gradients (apex amp O2 casts the model to fp16; FSDP's
+//          PURE mixed precision, llm-foundry's benchmark default; Megatron-LM in fp16, whose
+//          --accumulate-allreduce-grads-in-fp32 is off by default; DeepSpeed);
+//   fp32:  4-byte gradients: autocast leaves the parameters, and so their gradients, in fp32
+//          (torch.amp documentation, read 2026-12-05), and DDP reduces param.grad as it is;
+//          Megatron-LM turns --accumulate-allreduce-grads-in-fp32 on for bf16 ("bfloat16
+//          requires gradient accumulation and all-reduce to be performed in fp32",
+//          megatron/training/arguments.py); torchtitan's mixed_precision_reduce is "float32".
+// fp32 and tf32 training reduce 4-byte gradients either way.
+enum class GradReduce { param, fp32 };
+const Registry<GradReduce>& grad_reduce_registry();
+
 struct Framework {
     bool fused_elementwise = false;   // elementwise ops fused into neighbouring kernels
     bool flash_attention = false;     // fused attention kernel for decoder LLMs (sm80 and newer, 16-bit)
@@ -64,6 +77,8 @@ struct Framework {
     bool removes_padding = false;
     OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
     LossKernel loss_kernel = LossKernel::eager;
+    GradReduce grad_reduce_fp16 = GradReduce::param;  // gradient reduction width in fp16 training
+    GradReduce grad_reduce_bf16 = GradReduce::param;  // in bf16, fp8 and fp4 training (16-bit master copies)
 
     bool operator==(const Framework&) const = default;
 };

@@ -303,7 +303,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     out.optimizer = gpu.stream_time(Bytes{updated * update_bytes}) + gpu.stream_time(Bytes{}) * (launches - 1);
 
     const double grad_elem = is_mixed(cfg.precision) ? 2.0 : 4.0;
-    out.gradient_bytes = Bytes{out.trainable_params * grad_elem};
+    out.gradient_bytes = Bytes{out.trainable_params * reduced_gradient_bytes(cfg.precision, cfg.grad_reduce)};
 
     MemoryUse& m = out.memory;
     const double weight_b = is_mixed(cfg.precision) ? 2.0 : 4.0;

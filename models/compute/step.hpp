@@ -47,6 +47,7 @@ struct StepConfig {
     OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
     // How the loss softmax runs (framework.hpp): its bytes per element, casts and stash.
     LossKernel loss_kernel = LossKernel::eager;
+    GradReduce grad_reduce = GradReduce::param;  // width of the reduced gradients in 16-bit training
     // LoRA fine-tuning (Hu et al. 2021) at this rank; 0 trains every weight. Every linear
     // weight W (k x n) of the transformer blocks is frozen beside a trainable pair A (k x r),
     // B (r x n), the QLoRA recipe's choice of all linear layers (Dettmers et al. 2023, Sec. 4).
@@ -54,6 +55,13 @@ struct StepConfig {
     // backward still computes every input gradient.
     int lora_rank = 0;
 };
+
+// Bytes per parameter of the gradients data parallelism reduces: 2 where 16-bit training
+// reduces its 16-bit parameters' gradients, 4 in fp32 and tf32 training and where the
+// framework reduces in fp32 (GradReduce).
+inline double reduced_gradient_bytes(Precision p, GradReduce g) {
+    return is_mixed(p) && g == GradReduce::param ? 2.0 : 4.0;
+}
 
 // Precision an op runs in: fp32 GEMMs on TF32 tensor cores when the framework allows it and
 // the GPU has them; attention GEMMs in bf16 under fp8 training (Transformer Engine and

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 #include "analysis/plan/plan.hpp"
@@ -119,5 +120,6 @@ TEST_CASE("a ZeRO-3 gather hidden behind forward slows that forward by the overl
     CHECK(free.training.micro_comm == slowed.training.micro_comm);
     CHECK(extra > 0);
     CHECK(static_cast<double>(extra) <= compute::overlap_compute_slowdown * static_cast<double>(free.training.last_fwd) + 1);
-    CHECK(slowed.training.micro_fwd_bwd - free.training.micro_fwd_bwd == extra);
+    // Both times are rounded to whole nanoseconds on their own: equal to within that rounding.
+    CHECK(std::llabs((slowed.training.micro_fwd_bwd - free.training.micro_fwd_bwd) - extra) <= 1);
 }

@@ -243,3 +243,17 @@ TEST_CASE("an evaluation is pipelined through the stages: pp - 1 micro-batches o
     CHECK(r.evaluations == 2);
     CHECK(r.evaluation_s == doctest::Approx(2 * (13 + 1) * p.step.fwd.value / 2));
 }
+
+TEST_CASE("reducing fp32 gradients moves twice the bytes of 16-bit ones and never speeds a run") {
+    std::string text = R"({"schema": 1, "name": "g",
+      "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1e6,
+                   "grad_reduce": "param"},
+      "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 16, "gpus_per_node": 8,
+                  "inter_node": {"fabric": "infiniband", "gbps_per_gpu": 25, "latency_us": 5}},
+      "pricing": {"usd_per_gpu_hour": 1.0}})";
+    const auto half = analysis::run_scenario(analysis::parse_scenarios(text, "g.json").points[0]);
+    text.replace(text.find(R"("param")"), 7, R"("fp32")");
+    const auto full = analysis::run_scenario(analysis::parse_scenarios(text, "g.json").points[0]);
+    CHECK(full.time_to_train_s >= half.time_to_train_s);
+    CHECK(full.breakdown.exposed_comm_s > half.breakdown.exposed_comm_s);
+}

@@ -295,3 +295,18 @@ TEST_CASE("Transformer-XL's softmax: adaptive as DLE configures it, or full over
     const double layer = 5 * h * h + 2 * h * f + f + h + 4 * h;
     CHECK(txl("full").params() == v * h + v + 18 * layer + 2 * 16 * 64);
 }
+
+TEST_CASE("the gradient reduction width comes from the framework and the precision, or the key") {
+    const auto grad = [](const std::string& framework, const std::string& precision, const std::string& extra = "") {
+        const std::string text = R"({"schema": 1, "name": "g",
+          "workload": {"model": "bert-large", "precision": ")" + precision + R"(", "framework": ")" + framework + R"(",
+                       "seq_len": 128, "batch_per_gpu": 32, "samples": 1000)" + extra + R"(},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8}, "pricing": {"usd_per_gpu_hour": 2.0}})";
+        return analysis::parse_scenarios(text, "g.json").points.at(0).workload.grad_reduce;
+    };
+    CHECK(grad("pytorch-ddp", "fp16") == compute::GradReduce::fp32);  // autocast: fp32 parameters
+    CHECK(grad("megatron-core", "fp16") == compute::GradReduce::param);
+    CHECK(grad("megatron-core", "bf16") == compute::GradReduce::fp32);
+    CHECK(grad("deepspeed", "bf16") == compute::GradReduce::param);
+    CHECK(grad("pytorch-ddp", "fp16", R"(, "grad_reduce": "param")") == compute::GradReduce::param);
+}

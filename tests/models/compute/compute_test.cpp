@@ -209,6 +209,16 @@ TEST_CASE("the step model counts training FLOPs as three forward passes and Adam
     CHECK(state == doctest::Approx(16.0 * w.params()));
     CHECK(step.gradient_bytes.value == doctest::Approx(2.0 * w.params()));
     CHECK(step.bwd > step.fwd);
+    // Reduced in fp32 (autocast's fp32 parameters): 4 bytes a parameter, nothing else moves.
+    cfg.grad_reduce = compute::GradReduce::fp32;
+    const auto fp32 = compute::plan_step(w, gpu, cfg);
+    CHECK(fp32.gradient_bytes.value == doctest::Approx(4.0 * w.params()));
+    CHECK(fp32.fwd.value == step.fwd.value);
+    CHECK(fp32.bwd.value == step.bwd.value);
+    // fp32 training reduces 4-byte gradients whatever the framework says.
+    CHECK(compute::reduced_gradient_bytes(Precision::fp32, compute::GradReduce::param) == 4.0);
+    CHECK(compute::reduced_gradient_bytes(Precision::bf16, compute::GradReduce::param) == 2.0);
+    CHECK(compute::reduced_gradient_bytes(Precision::fp8, compute::GradReduce::fp32) == 4.0);
 }
 
 TEST_CASE("ZeRO-1 shards the optimizer state across data-parallel ranks") {
