@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/compute/gpu.hpp"
+#include "models/data/pipeline.hpp"
 #include "models/workloads/zoo.hpp"
 
 namespace rentsim::analysis {
@@ -54,14 +55,11 @@ bool contains(const std::string& text, std::string_view what) { return text.find
 // MLPerf Training counts its quality evaluations in the time to train (training_rules.adoc,
 // "Quality measure": "the time to evaluate the quality is included in the wallclock time";
 // mlcommons/training_policies, read 2026-12-05). Their frequency, from the same table:
-// ResNet-50 every 4 epochs, over ImageNet's 50,000 validation images (ILSVRC2012; Russakovsky
-// et al. 2015, Table 2); BERT from v1.0 every FLOOR(0.05 x (230.23 x global batch + 3,000,000),
+// ResNet-50 every 4 epochs, over ImageNet's validation images (data::imagenet_val_images); BERT from v1.0 every FLOOR(0.05 x (230.23 x global batch + 3,000,000),
 // 25,000) samples (added with the v1.0 rules, April 2021), over 10,000 held-out samples
 // (NVIDIA's run_and_time.sh: --num_eval_examples=10000). v0.7 states only the least frequency
 // for BERT ("starting at 3M samples, then every 500K"), which NVIDIA's runs exceeded (they
 // stop at 3.05M samples), so its rows carry no evaluation.
-constexpr double imagenet_train_images = 1281167;
-constexpr double imagenet_val_images = 50000;
 constexpr double mlperf_resnet_eval_epochs = 4;
 constexpr double mlperf_bert_eval_samples = 10000;
 constexpr int mlperf_bert_eval_rule_round = 100;  // v1.0
@@ -349,8 +347,8 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
             throw RowSkip{"the row states no amount of training"};
         const int round = mlperf_round(row.at("source"));
         if (round > 0 && vision) {
-            d.set("workload.evaluation.every_samples", mlperf_resnet_eval_epochs * imagenet_train_images);
-            d.set("workload.evaluation.samples", imagenet_val_images);
+            d.set("workload.evaluation.every_samples", mlperf_resnet_eval_epochs * data::imagenet_train_images);
+            d.set("workload.evaluation.samples", data::imagenet_val_images);
         } else if (round >= mlperf_bert_eval_rule_round && bert && !squad && int_cell(row, "global_batch") > 0) {
             d.set("workload.evaluation.every_samples", mlperf_bert_eval_interval(int_cell(row, "global_batch")));
             d.set("workload.evaluation.samples", mlperf_bert_eval_samples);

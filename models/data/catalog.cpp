@@ -18,7 +18,7 @@ using units::seconds;
 
 // ImageNet (ILSVRC2012) training JPEGs: ILSVRC2012_img_train.tar is 147,897,477,120 bytes
 // for 1,281,167 images, 115,440 bytes per image on average.
-constexpr double imagenet_jpeg_bytes = 147897477120.0 / 1281167.0;
+constexpr double imagenet_jpeg_bytes = 147897477120.0 / imagenet_train_images;
 // CPU decode of one such JPEG, 1.300 ms: least-squares line through the single-thread
 // libjpeg-turbo rows DAT-003..006 of measured.csv (torchcodec PR #1620, 2026-08: 0.786,
 // 1.576, 3.056 and 5.981 ms for 71.1, 138.0, 251.4 and 446.4 KB), ms = -0.3068 + 0.013923 x KB,

@@ -19,6 +19,11 @@
 
 namespace rentsim::data {
 
+// ImageNet (ILSVRC2012): 1,281,167 training and 50,000 validation images (Russakovsky et al.
+// 2015, Table 2).
+inline constexpr double imagenet_train_images = 1281167;
+inline constexpr double imagenet_val_images = 50000;
+
 // What one training sample costs the input pipeline. Rates are per CPU core (one loader
 // worker process runs on one core); `cpu_s_per_sample` includes decode and augmentation.
 struct SampleKind {
