@@ -510,7 +510,9 @@ void list_frameworks() {
                "tf32", "layout", "zero", "overlap", "unpad", "optimizer", "loss", "grad fp16/bf16", "description");
     for (const auto& e : compute::framework_registry().entries()) {
         const compute::Framework& f = e.value;
-        const std::string flash = f.flash_encoders ? "all" : f.flash_attention ? "decoders" : "no";
+        const std::string flash = f.flash_encoders    ? "all"
+                                  : f.flash_attention ? (f.fmha_encoders ? "dec+fmha" : "decoders")
+                                                      : "no";
         const std::string tf32 = f.tf32_matmul ? "all" : f.tf32_conv ? "conv" : "no";
         std::string overlap;
         for (const auto& [on, what] : {std::pair{f.overlap_grad_reduce, "grad"}, std::pair{f.overlap_param_gather, "param"},

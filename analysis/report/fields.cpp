@@ -114,7 +114,7 @@ constexpr Field fields[] = {
     {"cp", K::integer, "", both, P::always, get<&R::cp>, "context-parallel degree: GPUs sharing each sequence (ring attention)"},
     {"precision", K::string, "", both, P::always, get<&R::precision>, "`fp32`, `tf32`, `fp16`, `bf16`, `fp8` or `fp4`"},
     {"framework", K::string, "", both, P::always, get<&R::framework>, "the framework profile (`workload.framework`), which sets the default overlaps, fusions and attention kernel"},
-    {"attention", K::string, "", both, P::always, attention, "the attention kernel: `flash` (one fused kernel) or `unfused`; `unfused` for models without attention"},
+    {"attention", K::string, "", both, P::always, attention, "the attention kernel: `flash` (one fused kernel), `fmha` (NVIDIA's fused BERT kernel, storing the probabilities) or `unfused`; `unfused` for models without attention"},
     {"network_model", K::string, "", both, P::always, get<&R::network_model>, "how collectives were priced (`cluster.network_model`): `analytic`, or `flow` (each collective simulated alone at flow level on the cluster's topology)"},
     {"global_batch", K::integer, "samples", both, P::always, get<&R::global_batch>, "samples per optimizer step"},
     {"micro_batch", K::integer, "samples", both, P::always, get<&R::micro_batch>, "samples per micro-batch"},

@@ -217,7 +217,8 @@ const Registry<work::AttentionKind>& attention_kinds() {
     static const Registry<work::AttentionKind> r{
         "attention kernel",
         {{"flash", work::AttentionKind::flash, "one fused, tiled kernel (FlashAttention-2, cuDNN/TE fused attention): no s^2 stash"},
-         {"unfused", work::AttentionKind::unfused, "scores, softmax, dropout and context as separate kernels, stashing the s^2 probabilities"}}};
+         {"unfused", work::AttentionKind::unfused, "scores, softmax, dropout and context as separate kernels, stashing the s^2 probabilities"},
+         {"fmha", work::AttentionKind::fmha, "NVIDIA's fused BERT kernel (apex fmha, MLPerf): one kernel, but it stores the s^2 probabilities for backward"}}};
     return r;
 }
 
@@ -1124,10 +1125,23 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     const bool flash_precision = w.precision != compute::Precision::fp32 && w.precision != compute::Precision::tf32;
     const bool decoder = w.model == "gpt" || work::find_gpt_preset(w.model);
     const compute::Framework& fw = compute::framework_registry().get(w.framework);
+    // apex fmha (work::AttentionKind::fmha) runs on sm80 and sm90 only, in fp16 (fmha_api.cpp's
+    // checks; BERT's head size is 64 and its sequences at most 512, the kernel's other limits).
+    const bool fmha_gpu = gpu.family == "ampere" || gpu.family == "hopper";
+    const bool fmha_precision = w.precision == compute::Precision::fp16;
     w.attention = (decoder ? fw.flash_attention : fw.flash_encoders) && flash_gpu && flash_precision
                       ? work::AttentionKind::flash
-                      : work::AttentionKind::unfused;
+                  : !decoder && fw.fmha_encoders && fmha_gpu && fmha_precision ? work::AttentionKind::fmha
+                                                                               : work::AttentionKind::unfused;
     if (shape.attention) {
+        if (*shape.attention == work::AttentionKind::fmha && decoder)
+            shape.attention_at->fail("'fmha' is BERT's encoder kernel (no causal mask); GPT models take 'flash' or 'unfused'");
+        if (*shape.attention == work::AttentionKind::fmha && !fmha_gpu)
+            shape.attention_at->fail("'fmha' runs on sm80 and sm90 GPUs (A100, A30, H100, H200); '" + std::string(gpu.name) +
+                                     "' is " + std::string(gpu.family));
+        if (*shape.attention == work::AttentionKind::fmha && !fmha_precision)
+            shape.attention_at->fail("'fmha' runs in fp16 only, not " +
+                                     std::string(compute::precision_registry().name_of(w.precision)));
         if (*shape.attention == work::AttentionKind::flash && !flash_gpu)
             shape.attention_at->fail("FlashAttention needs an Ampere or newer GPU; '" + std::string(gpu.name) + "' is " +
                                      std::string(gpu.family));

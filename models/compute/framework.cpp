@@ -112,10 +112,10 @@ const Registry<Framework>& framework_registry() {
          entry("mxnet", "MXNet (NGC): NHWC convolutions, TF32 on, unfused elementwise",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "NVIDIA DeepLearningExamples MXNet ResNet-50 README (NHWC layout, NGC TF32 default)"}),
-         entry("mlperf-nvidia", "NVIDIA MLPerf Training submissions: NHWC, fused BN-add-ReLU, fused attention, no padding, TF32 on",
-               {true, true, true, true, true, L::nhwc, 0, false, true, false,
-                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, BERT sequences unpadded from v0.7, fused multi-head attention from v1.0)",
-                true})}};
+         entry("mlperf-nvidia", "NVIDIA MLPerf Training submissions: NHWC, fused BN-add-ReLU, apex FMHA in BERT, no padding, TF32 on",
+               {true, true, false, true, true, L::nhwc, 0, false, true, false,
+                "NVIDIA MLPerf Training v0.7-v3.1 result code (fused NHWC kernels, BERT sequences unpadded from v0.7, apex's fused multi-head attention (fmha.py, --unpad_fmha) from v1.0 to v2.1)",
+                true, OptimizerKernel::fused, LossKernel::eager, GradReduce::param, GradReduce::param, true})}};
     return r;
 }
 

@@ -79,6 +79,9 @@ struct Framework {
     LossKernel loss_kernel = LossKernel::eager;
     GradReduce grad_reduce_fp16 = GradReduce::param;  // gradient reduction width in fp16 training
     GradReduce grad_reduce_bf16 = GradReduce::param;  // in bf16, fp8 and fp4 training (16-bit master copies)
+    // Encoders (BERT) run NVIDIA's fused multi-head attention (work::AttentionKind::fmha) where
+    // it runs (sm80/sm90, fp16) and flash_encoders does not apply; unfused attention elsewhere.
+    bool fmha_encoders = false;
 
     bool operator==(const Framework&) const = default;
 };

@@ -22,8 +22,9 @@ bool attention_core(const work::Op& op) { return op.tp == work::TpSplit::batch; 
 double selective_dropped(const work::Op& op, double elem_b) {
     if (!attention_core(op)) return 0.0;
     // The fused kernel stashes Q, K, V (inputs it needs again) and its softmax statistics:
-    // recomputing it drops the statistics only.
-    if (op.cls == work::OpClass::fused_attention) return std::min(op.saved_elems, 2.0 * op.m * op.batch);
+    // recomputing it drops the statistics only; FMHA's stored probabilities go too.
+    if (op.cls == work::OpClass::fused_attention)
+        return std::min(op.saved_elems, (op.stores_probs ? op.m * op.n : 2.0 * op.m) * op.batch);
     if (op.cls == work::OpClass::attention)
         return op.name == "attn_context" ? std::min(op.saved_elems, op.m * op.k * op.batch) : 0.0;
     return op.saved_elems + op.saved_mask_elems / elem_b;  // softmax output, dropout mask

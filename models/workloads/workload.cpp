@@ -57,6 +57,15 @@ std::vector<Op> backward_ops(const Op& fwd) {
         b.saved_mask_elems = 0;
         b.fwd_flops = 2.5 * fwd.fwd_flops;
         b.fwd_elems = 2 * fwd.fwd_elems - 2 * fwd.m * fwd.batch;
+        if (fwd.stores_probs) {
+            // apex FMHA's dgrad kernel (fmha_dgrad_kernel_1xN_reload.h): dP = dO V^T,
+            // dS = P (dP - rowsum), dQ = dS K, dK = dS^T Q, dV = P^T dO from the stored P: 4
+            // GEMMs against the forward's 2. It reads Q, K, V, dO and P and writes dP over P
+            // and dQ, dK, dV; the forward moved Q, K, V, O and P, so that is 2 fwd_elems - O.
+            b.name = "fmha_bwd";
+            b.fwd_flops = 2.0 * fwd.fwd_flops;
+            b.fwd_elems = 2 * fwd.fwd_elems - fwd.m * fwd.k * fwd.batch;
+        }
         out.push_back(b);
         return out;
     }

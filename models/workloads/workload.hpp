@@ -42,7 +42,8 @@ enum class SampleDim { m, k, batch, none };
 // pixels, n = output channels, k = in_channels * kh * kw).
 // fused_attention (FlashAttention): m queries, n keys, k = head dim, `batch` heads;
 // fwd_flops is the two GEMMs (halved when causal) plus the softmax, fwd_elems its HBM
-// traffic (Q, K, V in; O and the row logsumexp out), see models/workloads/README.md.
+// traffic (Q, K, V in; O and the row logsumexp out; with stores_probs, O and the m x n
+// probabilities per head out), see models/workloads/README.md.
 // Other classes: m x n x batch is the tensor the op streams over, k = 0, and fwd_flops is a
 // per-element count stated in models/workloads/README.md.
 struct Op {
@@ -70,6 +71,10 @@ struct Op {
     // A loss softmax over classes (the logits of a classifier or language-model head): how it
     // runs is the framework's loss kernel (compute::LossKernel), not the op's own traffic alone.
     bool loss = false;
+    // fused_attention only: the kernel writes the s x s probabilities (m x n per head) for
+    // backward instead of recomputing them from the row logsumexp (apex FMHA, not
+    // FlashAttention).
+    bool stores_probs = false;
 };
 
 // PyTorch's softmax kernels (aten/src/ATen/native/cuda/SoftMax.cu, host_softmax) keep a row
@@ -132,7 +137,10 @@ struct Workload {
 // B is an activation too: "dgrad_lhs"/"dgrad_rhs"); dgrad is dropped when !input_grad.
 // fused_attention: one op "flash_attn_bwd" with 2.5x the forward FLOPs (5 GEMMs against 2,
 // the scores recomputed; Dao 2023, FlashAttention-2, Sec. 2.3.2 and 4.1) that reads Q, K, V,
-// O, dO and the logsumexp and writes dQ, dK, dV: 2 fwd_elems - 2 m batch elements.
+// O, dO and the logsumexp and writes dQ, dK, dV: 2 fwd_elems - 2 m batch elements. With
+// stores_probs (apex FMHA): one op "fmha_bwd" with 2x the forward FLOPs (4 GEMMs, the stored
+// probabilities replace the scores' recomputation) that reads Q, K, V, dO and the
+// probabilities and writes dP over them and dQ, dK, dV: 2 fwd_elems - m k batch elements.
 // Other classes: one op named "bwd" with 1x the forward FLOPs (2x for normalization; the
 // m x n adds of the scatter for embedding) and 1.5x the forward traffic; none when the op has
 // input_grad = false (an index computation).

@@ -99,7 +99,8 @@ struct Block {
     double s = 0, h = 0, heads = 0, kv_heads = 0, ffn = 0;
     bool gated = false, biases = true, dropout = true, rotary = false;
     NormKind norm = NormKind::layer_norm;
-    bool flash = false, causal = false;
+    AttentionKind attention = AttentionKind::unfused;
+    bool causal = false;
     double window = 0;  // sliding-window span, 0: none
 
     double head_dim() const { return h / heads; }
@@ -146,6 +147,25 @@ Op flash_attention(const Block& b) {
               .saved_elems = qkv + lse, .tp = TpSplit::batch, .samples = SampleDim::batch};
 }
 
+// NVIDIA's fused multi-head attention for BERT (AttentionKind::fmha): the same FLOPs as the
+// FlashAttention op over the full square (encoders are not causal), but the forward also
+// writes the s x s probabilities of every head (apex fmha_api.cpp mha_fwd returns them, and
+// the MLPerf code's FMHAFun saves them for backward), and no logsumexp.
+// HBM traffic: reads Q, K, V; writes O and the probabilities. Stash: Q, K, V and the
+// probabilities. (mha_fwd allocates the probabilities at the sequence bucket, 128 to 512;
+// the model counts the s^2 of the length the encoder is built for.)
+Op fmha_attention(const Block& b) {
+    const double s = b.s, d = b.head_dim(), a = b.heads, kv = b.kv_heads * d;
+    const double per_pair = softmax_flops + (b.dropout ? dropout_flops : 0.0);
+    const double flops = 4 * s * s * d * a + per_pair * s * s * a;
+    const double qkv = s * (a * d + 2 * kv);
+    const double probs = s * s * a;
+    return Op{.name = "fmha", .cls = OpClass::fused_attention, .m = s, .n = s, .k = d,
+              .batch = a, .fwd_flops = flops, .fwd_elems = qkv + s * a * d + probs,
+              .saved_elems = qkv + probs, .tp = TpSplit::batch, .samples = SampleDim::batch,
+              .stores_probs = true};
+}
+
 // Self-attention. Unfused (Megatron-style, no fused kernels): the stash matches Korthikanti
 // et al. 2022 (Reducing Activation Recomputation, Sec. 4.1): QKV input, Q and K, softmax
 // output, dropout mask and output, V, projection input, projection dropout mask, so a GPT-3
@@ -163,8 +183,8 @@ void append_attention(std::vector<Op>& ops, const Block& b) {
     if (b.rotary)
         ops.push_back(pointwise("rotary", OpClass::elementwise, s, a * d + kv, 1, rotary_flops,
                                 2 * s * (a * d + kv), 0, TpSplit::n));
-    if (b.flash) {
-        ops.push_back(flash_attention(b));
+    if (b.attention != AttentionKind::unfused) {
+        ops.push_back(b.attention == AttentionKind::fmha ? fmha_attention(b) : flash_attention(b));
         ops.push_back(matmul("attn_proj", s, h, h, h * h + b.bias(h), s * h, TpSplit::k));
         if (b.dropout) ops.push_back(dropout("attn_out_dropout", s, h, 1, TpSplit::m));
         return;
@@ -346,7 +366,7 @@ Workload bert_common(std::string_view size, int seq_len, std::string_view suffix
     const double heads = cfg.heads;
     const Block blk{.s = s, .h = h, .heads = heads, .kv_heads = heads,
                     .ffn = static_cast<double>(cfg.ffn),
-                    .flash = attention == AttentionKind::flash, .causal = false};
+                    .attention = attention, .causal = false};
     w.layers.push_back(post_norm_block(blk, cfg.layers));
     return w;
 }
@@ -843,7 +863,7 @@ Workload gpt(const GptShape& shape, std::string name) {
                     .kv_heads = static_cast<double>(kv_heads), .ffn = ffn,
                     .gated = shape.gated_mlp, .biases = shape.biases, .dropout = shape.dropout,
                     .rotary = shape.positions == Positions::rotary, .norm = shape.norm,
-                    .flash = shape.attention == AttentionKind::flash, .causal = shape.causal,
+                    .attention = shape.attention, .causal = shape.causal,
                     .window = static_cast<double>(shape.window)};
     w.layers.push_back(pre_norm_block(blk, shape.layers));
 

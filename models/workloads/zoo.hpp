@@ -22,7 +22,13 @@ enum class NormKind { layer_norm, rms_norm };
 // flash: one FlashAttention kernel (op "flash_attn", OpClass::fused_attention) that keeps the
 //   scores on chip, skips the blocks a causal mask hides and stashes only the row logsumexp
 //   (Dao et al. 2022; Dao 2023, FlashAttention-2).
-enum class AttentionKind { unfused, flash };
+// fmha: the fused multi-head attention kernel of NVIDIA's MLPerf BERT (apex contrib fmha): one
+//   kernel per direction like flash, but the forward writes the s x s probabilities (with the
+//   dropout mask in their sign bits) to memory and stashes them, and the backward reads them
+//   instead of recomputing the scores, then overwrites them with dP (apex
+//   contrib/csrc/fmha/fmha_api.cpp, mha_fwd and mha_bwd). It runs on sm80 and sm90 only, in
+//   fp16, with head size 64 and sequences of at most 512 (the checks in mha_fwd).
+enum class AttentionKind { unfused, flash, fmha };
 
 // Where a decoder's position information comes from.
 // learned: a trained s x h table added to the token embedding (GPT-2/3, MPT as llm-foundry

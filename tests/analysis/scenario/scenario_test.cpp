@@ -310,3 +310,33 @@ TEST_CASE("the gradient reduction width comes from the framework and the precisi
     CHECK(grad("deepspeed", "bf16") == compute::GradReduce::param);
     CHECK(grad("pytorch-ddp", "fp16", R"(, "grad_reduce": "param")") == compute::GradReduce::param);
 }
+
+TEST_CASE("the attention kernel: the framework's where it runs, else unfused, and a written kernel where it cannot run is refused") {
+    const auto scenario = [](const std::string& framework, const std::string& precision, const std::string& gpu,
+                             const std::string& extra = "", const std::string& model = "bert-large") {
+        return R"({"schema": 1, "name": "a",
+          "workload": {"model": ")" + model + R"(", "precision": ")" + precision + R"(", "framework": ")" + framework +
+               R"(", "seq_len": 512, "batch_per_gpu": 8, "samples": 1000)" + extra + R"(},
+          "cluster": {"gpu": ")" + gpu + R"(", "gpus": 8}, "pricing": {"usd_per_gpu_hour": 2.0}})";
+    };
+    const auto kind = [](const std::string& text) { return analysis::parse_scenarios(text, "t.json").points.at(0).workload.attention; };
+    using work::AttentionKind;
+    // NVIDIA's MLPerf BERT runs apex fmha: sm80 and sm90, fp16 only.
+    CHECK(kind(scenario("mlperf-nvidia", "fp16", "a100-sxm4-80gb")) == AttentionKind::fmha);
+    CHECK(kind(scenario("mlperf-nvidia", "fp16", "h100-sxm5-80gb")) == AttentionKind::fmha);
+    CHECK(kind(scenario("mlperf-nvidia", "bf16", "a100-sxm4-80gb")) == AttentionKind::unfused);
+    CHECK(kind(scenario("mlperf-nvidia", "fp16", "rtx-a6000")) == AttentionKind::unfused);  // sm86
+    CHECK(kind(scenario("mlperf-nvidia", "fp16", "b200")) == AttentionKind::unfused);       // sm100
+    CHECK(kind(scenario("nvidia-dle", "fp16", "a100-sxm4-80gb")) == AttentionKind::unfused);
+    CHECK(kind(scenario("nvidia-dle", "fp16", "a100-sxm4-80gb", R"(, "attention": "fmha")")) == AttentionKind::fmha);
+    check_refused(scenario("nvidia-dle", "bf16", "a100-sxm4-80gb", R"(, "attention": "fmha")"), "/workload/attention",
+                  "'fmha' runs in fp16 only, not bf16");
+    check_refused(scenario("nvidia-dle", "fp16", "l40s", R"(, "attention": "fmha")"), "/workload/attention",
+                  "'fmha' runs on sm80 and sm90 GPUs (A100, A30, H100, H200); 'l40s' is ada");
+    check_refused(scenario("megatron-core", "fp16", "a100-sxm4-80gb", R"(, "attention": "fmha")", "gpt3-1.3b"),
+                  "/workload/attention", "'fmha' is BERT's encoder kernel (no causal mask); GPT models take 'flash' or 'unfused'");
+    check_refused(scenario("nvidia-dle", "fp16", "v100-sxm2-16gb", R"(, "attention": "flash")"), "/workload/attention",
+                  "FlashAttention needs an Ampere or newer GPU; 'v100-sxm2-16gb' is volta");
+    check_refused(scenario("nvidia-dle", "tf32", "a100-sxm4-80gb", R"(, "attention": "flash")"), "/workload/attention",
+                  "FlashAttention runs in fp16 or bf16 (or under fp8 training), not tf32");
+}

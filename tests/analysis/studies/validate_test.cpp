@@ -60,10 +60,10 @@ TEST_CASE("the README's ablation table is what switching each mechanism off give
     test::check_readme_section("ablation", analysis::ablation_markdown(measured), "build/ci/tests/analysis/studies/studies_tests");
 }
 
-TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7, fused from v1.0") {
+TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7, apex fmha from v1.0") {
     CHECK(row_scenario("MLP-042").workload.attention == work::AttentionKind::unfused);  // v0.7, DGX A100
-    CHECK(row_scenario("MLP-045").workload.attention == work::AttentionKind::flash);    // v1.0, DGX A100
-    CHECK(row_scenario("MLP-054").workload.attention == work::AttentionKind::flash);    // v2.1
+    CHECK(row_scenario("MLP-045").workload.attention == work::AttentionKind::fmha);     // v1.0, DGX A100
+    CHECK(row_scenario("MLP-054").workload.attention == work::AttentionKind::fmha);     // v2.1
 }
 
 TEST_CASE("MLPerf rows evaluate as the rules of their round say, other time-to-train rows not") {

@@ -193,6 +193,31 @@ TEST_CASE("BERT with flash attention attends both ways and keeps its parameters"
     CHECK(bert_squad("large", 384, AttentionKind::flash).params() == bert_squad("large").params());
 }
 
+TEST_CASE("BERT with apex fmha: the flash kernel's FLOPs, plus the stored probabilities, and a 4-GEMM backward") {
+    const Workload fmha = bert("large", 512, AttentionKind::fmha);
+    CHECK(fmha.params() == bert("large", 512).params());
+    const Op& f = op(layer(fmha, "encoder"), "fmha");
+    const Workload flash_bert = bert("large", 512, AttentionKind::flash);
+    const Op& flash = op(layer(flash_bert, "encoder"), "flash_attn");
+    const double s = 512, d = 64, a = 16;
+    CHECK(f.fwd_flops == flash.fwd_flops);
+    CHECK(f.fwd_flops == 4 * s * s * d * a + 7 * s * s * a);
+    // Forward: Q, K, V in (3 s a d), O (s a d) and the probabilities (s^2 a) out; stash Q, K,
+    // V and the probabilities; no logsumexp.
+    CHECK(f.fwd_elems == 4 * s * a * d + s * s * a);
+    CHECK(f.saved_elems == 3 * s * a * d + s * s * a);
+    CHECK(f.stores_probs);
+    CHECK_FALSE(flash.stores_probs);
+    // Backward: dP = dO V^T, dQ, dK, dV from the stored P (4 GEMMs: 2x the forward); reads
+    // Q, K, V, dO and P, writes dP, dQ, dK, dV: 7 s a d + 2 s^2 a.
+    const auto bwd = backward_ops(f);
+    REQUIRE(bwd.size() == 1);
+    CHECK(bwd[0].name == "fmha_bwd");
+    CHECK(bwd[0].fwd_flops == 2 * f.fwd_flops);
+    CHECK(bwd[0].fwd_elems == 7 * s * a * d + 2 * s * s * a);
+    CHECK(backward_ops(flash)[0].fwd_flops == 2.5 * flash.fwd_flops);
+}
+
 TEST_CASE("presets: GPT-3 stays unfused, Llama and MPT use flash") {
     for (const Preset& p : gpt_presets()) {
         CAPTURE(p.name);
