@@ -101,8 +101,11 @@ std::string memory_parts_line(const Result& r) {
 
 std::string single(const Result& r) {
     std::string o;
-    o += fmt::format("{}: {} on {} x {} ({}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
-                     r.samples, r.iterations, r.global_batch);
+    // The software the figures assume: the framework profile, and for language models the
+    // attention kernel it (or the scenario) chose.
+    const std::string stack = r.framework + (r.throughput_tokens_per_s > 0 ? ", " + r.attention + " attention" : "");
+    o += fmt::format("{}: {} on {} x {} ({}, {}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
+                     stack, r.samples, r.iterations, r.global_batch);
     if (!r.from_instance.empty()) o += fmt::format("  from instance   {}\n", r.from_instance);
     if (!r.step_source.empty()) o += fmt::format("  step from       {}\n", r.step_source);
     if (r.layout.searched) {

@@ -110,7 +110,7 @@ struct RlResult {
 struct Result {
     std::string name, point, model, gpu, precision;
     std::string framework;           // the framework profile (`workload.framework`)
-    std::string attention;           // the attention kernel: "flash" or "unfused"
+    std::string attention;           // the attention kernel: "flash", "fmha" or "unfused"
     std::string network_model;       // how collectives were priced: "analytic" or "flow"
     int gpus = 0;
     int tp = 1, pp = 1, dp = 1;     // parallel layout
