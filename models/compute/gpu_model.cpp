@@ -137,8 +137,10 @@ OpCost GpuModel::op_cost(const work::Op& op, double micro_batch, Precision p, in
         }
         case work::OpClass::fused_attention: {
             // One thread block per 128 query rows of one head and sample (FlashAttention-2's
-            // forward grid; its backward grid is over key blocks, the same count here).
-            const double blocks = std::ceil(m / tile_edge) * batch;
+            // forward grid; its backward grid is over key blocks, the same count here). apex
+            // FMHA runs one block per head and sample over the whole sequence (its kernels'
+            // grid: blockIdx.x the head, blockIdx.y the sample).
+            const double blocks = op.stores_probs ? batch : std::ceil(m / tile_edge) * batch;
             const Bytes bytes{elems * elem};
             return {attention_time(flops, blocks, bytes.value, p), Flops{flops}, bytes};
         }

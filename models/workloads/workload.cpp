@@ -58,13 +58,23 @@ std::vector<Op> backward_ops(const Op& fwd) {
         b.fwd_flops = 2.5 * fwd.fwd_flops;
         b.fwd_elems = 2 * fwd.fwd_elems - 2 * fwd.m * fwd.batch;
         if (fwd.stores_probs) {
-            // apex FMHA's dgrad kernel (fmha_dgrad_kernel_1xN_reload.h): dP = dO V^T,
-            // dS = P (dP - rowsum), dQ = dS K, dK = dS^T Q, dV = P^T dO from the stored P: 4
-            // GEMMs against the forward's 2. It reads Q, K, V, dO and P and writes dP over P
-            // and dQ, dK, dV; the forward moved Q, K, V, O and P, so that is 2 fwd_elems - O.
-            b.name = "fmha_bwd";
-            b.fwd_flops = 2.0 * fwd.fwd_flops;
-            b.fwd_elems = 2 * fwd.fwd_elems - fwd.m * fwd.k * fwd.batch;
+            // apex FMHA's backward (fmha_dgrad_kernel_1xN_reload.h), two kernels of two GEMMs
+            // each from the stored P, against the forward's two: compute_dv_1xN reads dO, V
+            // and P, forms dP = dO V^T and dS = P (dP - rowsum(P dP)), writes dS over P and
+            // dV = P^T dO; compute_dq_dk_1xN reads dS, Q and K and writes dQ = dS K and
+            // dK = dS^T Q. With q = s a d (Q, O, dO, dQ), kv = s kv_heads d (K, V, dK, dV)
+            // and P = s^2 a: kernel 1 moves q + 2 kv + 2 P, kernel 2 2 q + 2 kv + P.
+            const double P = fwd.m * fwd.n * fwd.batch;
+            const double q = fwd.m * fwd.k * fwd.batch;
+            const double kv = (fwd.fwd_elems - 2 * q - P) / 2;  // the forward read K and V
+            Op dv = b, dqdk = b;
+            dv.name = "fmha_bwd_dv";
+            dv.fwd_flops = fwd.fwd_flops;
+            dv.fwd_elems = q + 2 * kv + 2 * P;
+            dqdk.name = "fmha_bwd_dq_dk";
+            dqdk.fwd_flops = fwd.fwd_flops;
+            dqdk.fwd_elems = 2 * q + 2 * kv + P;
+            return {dv, dqdk};
         }
         out.push_back(b);
         return out;

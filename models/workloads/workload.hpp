@@ -138,9 +138,10 @@ struct Workload {
 // fused_attention: one op "flash_attn_bwd" with 2.5x the forward FLOPs (5 GEMMs against 2,
 // the scores recomputed; Dao 2023, FlashAttention-2, Sec. 2.3.2 and 4.1) that reads Q, K, V,
 // O, dO and the logsumexp and writes dQ, dK, dV: 2 fwd_elems - 2 m batch elements. With
-// stores_probs (apex FMHA): one op "fmha_bwd" with 2x the forward FLOPs (4 GEMMs, the stored
-// probabilities replace the scores' recomputation) that reads Q, K, V, dO and the
-// probabilities and writes dP over them and dQ, dK, dV: 2 fwd_elems - m k batch elements.
+// stores_probs (apex FMHA): two ops, "fmha_bwd_dv" and "fmha_bwd_dq_dk", of the forward's
+// FLOPs each (4 GEMMs in all, the stored probabilities replacing the scores'
+// recomputation); the first reads dO, V and the probabilities and writes dS over them and
+// dV, the second reads dS, Q and K and writes dQ and dK (models/workloads/README.md).
 // Other classes: one op named "bwd" with 1x the forward FLOPs (2x for normalization; the
 // m x n adds of the scatter for embedding) and 1.5x the forward traffic; none when the op has
 // input_grad = false (an index computation).

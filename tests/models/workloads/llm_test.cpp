@@ -208,13 +208,17 @@ TEST_CASE("BERT with apex fmha: the flash kernel's FLOPs, plus the stored probab
     CHECK(f.saved_elems == 3 * s * a * d + s * s * a);
     CHECK(f.stores_probs);
     CHECK_FALSE(flash.stores_probs);
-    // Backward: dP = dO V^T, dQ, dK, dV from the stored P (4 GEMMs: 2x the forward); reads
-    // Q, K, V, dO and P, writes dP, dQ, dK, dV: 7 s a d + 2 s^2 a.
+    // Backward: two kernels of two GEMMs each from the stored P (2x the forward in all).
+    // dV kernel: reads dO, V, P, writes dS over P and dV: 3 s a d + 2 s^2 a. dQ/dK kernel:
+    // reads dS, Q, K, writes dQ, dK: 4 s a d + s^2 a.
     const auto bwd = backward_ops(f);
-    REQUIRE(bwd.size() == 1);
-    CHECK(bwd[0].name == "fmha_bwd");
-    CHECK(bwd[0].fwd_flops == 2 * f.fwd_flops);
-    CHECK(bwd[0].fwd_elems == 7 * s * a * d + 2 * s * s * a);
+    REQUIRE(bwd.size() == 2);
+    CHECK(bwd[0].name == "fmha_bwd_dv");
+    CHECK(bwd[1].name == "fmha_bwd_dq_dk");
+    CHECK(bwd[0].fwd_flops + bwd[1].fwd_flops == 2 * f.fwd_flops);
+    CHECK(bwd[0].fwd_elems == 3 * s * a * d + 2 * s * s * a);
+    CHECK(bwd[1].fwd_elems == 4 * s * a * d + s * s * a);
+    CHECK(bwd[1].stores_probs);  // one block per head and sample, as the forward
     CHECK(backward_ops(flash)[0].fwd_flops == 2.5 * flash.fwd_flops);
 }
 
