@@ -338,9 +338,7 @@ Result identity(const Scenario& s) {
     r.gpu = std::string(gpu.name);
     r.precision = std::string(compute::to_string(w.precision));
     r.framework = w.framework;
-    r.attention = w.attention == work::AttentionKind::flash  ? "flash"
-                  : w.attention == work::AttentionKind::fmha ? "fmha"
-                                                             : "unfused";
+    r.attention = std::string(attention_kind_registry().name_of(w.attention));
     r.network_model = std::string(network_model_registry().name_of(s.cluster.network_model));
     r.gpus = s.cluster.gpus;
     r.samples = w.samples;

@@ -213,7 +213,9 @@ struct GptShapeKeys {
     std::optional<Value> attention_at;
 };
 
-const Registry<work::AttentionKind>& attention_kinds() {
+}  // namespace
+
+const Registry<work::AttentionKind>& attention_kind_registry() {
     static const Registry<work::AttentionKind> r{
         "attention kernel",
         {{"flash", work::AttentionKind::flash, "one fused, tiled kernel (FlashAttention-2, cuDNN/TE fused attention): no s^2 stash"},
@@ -221,6 +223,8 @@ const Registry<work::AttentionKind>& attention_kinds() {
          {"fmha", work::AttentionKind::fmha, "NVIDIA's fused BERT kernel (apex fmha, MLPerf): one kernel, but it stores the s^2 probabilities for backward"}}};
     return r;
 }
+
+namespace {
 
 // Transformer-XL's output layer. DeepLearningExamples' train.py takes `--adaptive` for the
 // adaptive softmax; without it (`adaptive=False` in its logged arguments) the model scores
@@ -443,7 +447,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     }
     if (auto x = o.get("attention")) {
         if (is_vision || is_txl) x->fail("'attention' applies to GPT and BERT models, not '" + w.model + "'");
-        k.attention = x->as(attention_kinds());
+        k.attention = x->as(attention_kind_registry());
         k.attention_at = *x;
     }
 

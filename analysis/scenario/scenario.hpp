@@ -48,6 +48,9 @@ const Registry<LayoutObjective>& layout_objective_registry();
 enum class NetworkModel { analytic, flow };
 const Registry<NetworkModel>& network_model_registry();
 
+// The attention kernels `workload.attention` names (work::AttentionKind): flash, unfused, fmha.
+const Registry<work::AttentionKind>& attention_kind_registry();
+
 // The parallel layout. With `search` ("parallelism": "auto", or {"auto": true}, or a GPT-family
 // model with `global_batch`, no `parallelism` block and no elastic schedule) the run layer
 // chooses tp, pp, virtual stages, cp, dp, micro-batch, recomputation and ZeRO stage with the

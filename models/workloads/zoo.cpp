@@ -147,23 +147,21 @@ Op flash_attention(const Block& b) {
               .saved_elems = qkv + lse, .tp = TpSplit::batch, .samples = SampleDim::batch};
 }
 
-// NVIDIA's fused multi-head attention for BERT (AttentionKind::fmha): the same FLOPs as the
-// FlashAttention op over the full square (encoders are not causal), but the forward also
-// writes the s x s probabilities of every head (apex fmha_api.cpp mha_fwd returns them, and
-// the MLPerf code's FMHAFun saves them for backward), and no logsumexp.
+// NVIDIA's fused multi-head attention for BERT (AttentionKind::fmha): the FlashAttention op
+// of an encoder block (not causal: the full square), except that the forward writes the
+// s x s probabilities of every head instead of the row logsumexp (apex fmha_api.cpp mha_fwd
+// returns them, and the MLPerf code's FMHAFun saves them for backward).
 // HBM traffic: reads Q, K, V; writes O and the probabilities. Stash: Q, K, V and the
 // probabilities. (mha_fwd allocates the probabilities at the sequence bucket, 128 to 512;
 // the model counts the s^2 of the length the encoder is built for.)
 Op fmha_attention(const Block& b) {
-    const double s = b.s, d = b.head_dim(), a = b.heads, kv = b.kv_heads * d;
-    const double per_pair = softmax_flops + (b.dropout ? dropout_flops : 0.0);
-    const double flops = 4 * s * s * d * a + per_pair * s * s * a;
-    const double qkv = s * (a * d + 2 * kv);
-    const double probs = s * s * a;
-    return Op{.name = "fmha", .cls = OpClass::fused_attention, .m = s, .n = s, .k = d,
-              .batch = a, .fwd_flops = flops, .fwd_elems = qkv + s * a * d + probs,
-              .saved_elems = qkv + probs, .tp = TpSplit::batch, .samples = SampleDim::batch,
-              .stores_probs = true};
+    Op op = flash_attention(b);
+    const double lse = 2 * b.s * b.heads, probs = b.s * b.s * b.heads;
+    op.name = "fmha";
+    op.fwd_elems += probs - lse;
+    op.saved_elems += probs - lse;
+    op.stores_probs = true;
+    return op;
 }
 
 // Self-attention. Unfused (Megatron-style, no fused kernels): the stash matches Korthikanti
