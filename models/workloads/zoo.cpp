@@ -104,6 +104,8 @@ struct Block {
     double window = 0;  // sliding-window span, 0: none
 
     double head_dim() const { return h / heads; }
+    // FlashAttention's row logsumexp: one fp32 per query and head, in 16-bit elements.
+    double logsumexp_elems() const { return 2 * s * heads; }
     double qkv_width() const { return (heads + 2 * kv_heads) * head_dim(); }
     double bias(double width) const { return biases ? width : 0; }
     double attention_params() const {
@@ -141,7 +143,7 @@ Op flash_attention(const Block& b) {
     const double per_pair = softmax_flops + (b.dropout ? dropout_flops : 0.0);
     const double flops = (4 * s * s * d * a + per_pair * s * s * a) * pairs;
     const double qkv = s * (a * d + 2 * kv);
-    const double lse = 2 * s * a;
+    const double lse = b.logsumexp_elems();
     return Op{.name = "flash_attn", .cls = OpClass::fused_attention, .m = s, .n = s, .k = d,
               .batch = a, .fwd_flops = flops, .fwd_elems = qkv + s * a * d + lse,
               .saved_elems = qkv + lse, .tp = TpSplit::batch, .samples = SampleDim::batch};
@@ -156,7 +158,7 @@ Op flash_attention(const Block& b) {
 // the model counts the s^2 of the length the encoder is built for.)
 Op fmha_attention(const Block& b) {
     Op op = flash_attention(b);
-    const double lse = 2 * b.s * b.heads, probs = b.s * b.s * b.heads;
+    const double lse = b.logsumexp_elems(), probs = b.s * b.s * b.heads;
     op.name = "fmha";
     op.fwd_elems += probs - lse;
     op.saved_elems += probs - lse;
