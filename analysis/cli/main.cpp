@@ -378,6 +378,9 @@ int calibrate_command(const CalibrateOptions& o) {
     fmt::print("  conv efficiency {:.3f}, k fill {:.0f}, memory efficiency {:.3f}, kernel overhead {:.2f} us, "
                "step overhead {:.2f} ms\n", c.conv_eff, c.k_fill, c.mem_eff, c.kernel_overhead_s * 1e6,
                c.step_overhead_s * 1e3);
+    fmt::print("  attention efficiency {:.3f}, tensor energy {:.3f} pJ/FLOP (tensor clock {:.3f} of boost under "
+               "the {:.0f} W limit)\n", c.attention_eff, c.tensor_energy_pj,
+               compute::GpuModel(compute::find_gpu(o.gpu), c).power_clock(), compute::find_gpu(o.gpu).tdp_w);
     fmt::print("  {:<28} {:>6} {:>12} {:>12} {:>8}\n", "row", "kind", "measured", "predicted", "error");
     for (std::size_t i = 0; i < rep.rows.size(); ++i) {
         const auto& r = rep.rows[i];

@@ -26,6 +26,7 @@ constexpr NumberRange calibration_ranges_table[] = {
     {"k_fill", 0, 1e6, "elements"},
     {"mem_eff", 1e-3, 1, ""},
     {"attention_eff", 0, 1, ""},
+    {"tensor_energy_pj", 0, 100, "pJ"},
     {"kernel_overhead_us", 0, 1e4, "us"},
     {"step_overhead_us", 0, 1e8, "us"},
 };
@@ -40,7 +41,7 @@ compute::Calibration parse_calibration(const std::string& text, const std::strin
     const Json j = parse_json_text(text, file);
     JsonSource src{file, {}, calibration_ranges_table};
     Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "k_fill", "mem_eff", "attention_eff",
-                                 "kernel_overhead_us", "step_overhead_us", "fitted_from", "date", "fit"});
+                                 "tensor_energy_pj", "kernel_overhead_us", "step_overhead_us", "fitted_from", "date", "fit"});
     if (o.at("schema").as_int() != 1) o.at("schema").fail("unsupported schema; this rentsim reads schema 1");
     compute::Calibration c;
     c.gpu = o.at("gpu").as_string();
@@ -60,6 +61,7 @@ compute::Calibration parse_calibration(const std::string& text, const std::strin
         c.attention_eff = a->as_fraction();
         if (c.attention_eff <= 0) a->fail("expected a positive fraction");
     }
+    if (auto e = o.get("tensor_energy_pj")) c.tensor_energy_pj = e->as_nonnegative_number();
     c.kernel_overhead_s = o.at("kernel_overhead_us").as_nonnegative_number() * 1e-6;
     c.step_overhead_s = o.at("step_overhead_us").as_nonnegative_number() * 1e-6;
     c.fitted_from = o.at("fitted_from").as_string();
@@ -90,6 +92,7 @@ std::string calibration_to_json(const compute::Calibration& c, const std::option
     j["k_fill"] = c.k_fill;
     j["mem_eff"] = c.mem_eff;
     j["attention_eff"] = c.attention_eff;
+    j["tensor_energy_pj"] = c.tensor_energy_pj;
     j["kernel_overhead_us"] = c.kernel_overhead_s * 1e6;
     j["step_overhead_us"] = c.step_overhead_s * 1e6;
     j["fitted_from"] = c.fitted_from;

@@ -1,5 +1,6 @@
 #include "analysis/studies/calibrate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -22,7 +23,7 @@ using compute::Precision;
 
 // Parameter vector, in a transformed space where any real value is valid:
 // efficiencies through a logistic, positive quantities through exp.
-enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, p_attn, n_params };
+enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, p_attn, p_power, n_params };
 
 // Weak priors (compute::prior_*, gpu_model.hpp): their spread (one unit in the transformed
 // space) is wide enough that a handful of rows overrides them.
@@ -35,6 +36,20 @@ constexpr double step_prior_weight = 2.0;
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double logit(double p) { return std::log(p / (1.0 - p)); }
+
+// The tensor energy's prior (GpuModel::power_clock): half the least board power per 16-bit
+// tensor TFLOP/s among the family's parts, pJ, so that at the prior every part has at least
+// twice the power its tensor cores draw at the boost clock (x <= 0.5, clock >= 0.99) and
+// only rows of parts that run slower than their peak says pull it up. The fitted parameter is
+// the log of the energy over this scale.
+double family_energy_scale(std::string_view family) {
+    double m = 1e9;
+    for (const auto& g : compute::gpu_catalog()) {
+        const double half = std::max(g.peak_tflops[2], g.peak_tflops[3]);
+        if (g.family == family && half > 0 && g.tdp_w > 0) m = std::min(m, g.tdp_w / half);
+    }
+    return 0.5 * m;
+}
 
 compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string& gpu) {
     compute::Calibration c;
@@ -57,6 +72,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     c.kernel_overhead_s = std::exp(x[p_kernel]);
     c.step_overhead_s = std::exp(x[p_step]);
     c.attention_eff = logistic(x[p_attn]);
+    c.tensor_energy_pj = std::exp(x[p_power]) * family_energy_scale(spec.family);  // > 0
     return c;
 }
 
@@ -69,6 +85,7 @@ Eigen::VectorXd prior_vector() {
     x[p_kernel] = std::log(compute::prior_kernel_overhead_s);
     x[p_step] = std::log(compute::prior_step_overhead_s);
     x[p_attn] = logit(compute::Calibration{}.attention_eff);
+    x[p_power] = 0.0;  // family_energy_scale
     return x;
 }
 
@@ -217,7 +234,21 @@ FitReport fit_calibration(const std::string& gpu, const std::vector<std::string>
     options.damping_floor = 1e-12;
     options.ridge = 0.0;
     options.tolerance = 1e-12;
-    const fit::Result fitted = fit::levenberg_marquardt(residuals, fit::Vector(prior.data(), prior.data() + n_params), options);
+    // Near the prior the power limit binds on no part, so the fit barely feels the tensor
+    // energy and can stop there with a family whose low-power parts run slow (Ada's RTX 6000
+    // against its RTX 4090). It is started from 1, 2, 4 and 8 times the prior's energy, and
+    // the fit of least cost is kept.
+    fit::Result fitted;
+    double best = std::numeric_limits<double>::infinity();
+    for (const double start : {0.0, std::log(2.0), std::log(4.0), std::log(8.0)}) {
+        Eigen::VectorXd x0 = prior;
+        x0[p_power] = start;
+        fit::Result r = fit::levenberg_marquardt(residuals, fit::Vector(x0.data(), x0.data() + n_params), options);
+        if (r.cost < best) {
+            best = r.cost;
+            fitted = std::move(r);
+        }
+    }
     rep.iterations = fitted.iterations;
     const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(fitted.x.data(), n_params);
     rep.calibration = to_calibration(x, gpu);

@@ -22,11 +22,23 @@ Calibration prior_calibration(const GpuSpec& spec) {
     return c;
 }
 
-GpuModel::GpuModel(const GpuSpec& spec, Calibration cal) : spec_(&spec), cal_(std::move(cal)) {}
+namespace {
+// GpuModel::power_clock's formula.
+double tensor_clock(const GpuSpec& spec, double tensor_energy_pj) {
+    const double half = std::max(spec.peak_tflops[static_cast<std::size_t>(Precision::fp16)],
+                                 spec.peak_tflops[static_cast<std::size_t>(Precision::bf16)]);
+    if (tensor_energy_pj <= 0 || spec.tdp_w <= 0 || half <= 0) return 1.0;
+    const double x = tensor_energy_pj * half / spec.tdp_w;  // pJ/FLOP x TFLOP/s = W, over W
+    return std::pow(1.0 + x * x * x * x, -0.125);
+}
+}  // namespace
+
+GpuModel::GpuModel(const GpuSpec& spec, Calibration cal)
+    : spec_(&spec), cal_(std::move(cal)), power_clock_(tensor_clock(spec, cal_.tensor_energy_pj)) {}
 
 units::FlopsPerSecond GpuModel::matmul_rate(Precision p) const {
     const double eff = cal_.matmul_eff[static_cast<std::size_t>(p)];
-    return peak(*spec_, p) * eff;
+    return peak(*spec_, p) * (eff * (p == Precision::fp32 ? 1.0 : power_clock_));
 }
 
 units::BytesPerSecond GpuModel::memory_rate() const { return hbm_bandwidth(*spec_) * cal_.mem_eff; }
@@ -45,7 +57,8 @@ Precision GpuModel::attention_precision(Precision p) const {
 }
 
 units::FlopsPerSecond GpuModel::attention_rate(Precision p) const {
-    return peak(*spec_, attention_precision(p)) * cal_.attention_eff;
+    const Precision q = attention_precision(p);
+    return peak(*spec_, q) * (cal_.attention_eff * (q == Precision::fp32 ? 1.0 : power_clock_));
 }
 
 Seconds GpuModel::attention_time(double flops, double query_blocks, double traffic_bytes, Precision p) const {

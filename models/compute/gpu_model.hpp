@@ -10,6 +10,8 @@
 // head and sample, in waves over the SMs; its time is the larger of its FLOPs at
 // `attention_eff` x the 16-bit dense peak (wave-quantised) and its traffic over the effective
 // bandwidth, plus the kernel overhead.
+// Tensor-core rates (every precision but fp32) are also held under the board's power limit:
+// see GpuModel::power_clock.
 // Calibration holds the few fitted parameters; `rentsim calibrate` fits them.
 #pragma once
 
@@ -64,6 +66,10 @@ struct Calibration {
     // instructions (Sec. 4.1). Optional in calibration files; absent there, this prior.
     double attention_eff = 0.6;
     double step_overhead_s = 0.0;     // per training step outside kernels (data hand-off, Python), s
+    // Board energy per dense 16-bit tensor-core FLOP at the boost clock, pJ (= W per TFLOP/s):
+    // the power a part would draw running its tensor cores at their 16-bit peak is this times
+    // that peak. 0: no power limit (the prior calibration; files fitted before it existed).
+    double tensor_energy_pj = 0.0;
     std::string fitted_from;          // measurement file and row ids
     std::string date;                 // when it was fitted
 };
@@ -122,10 +128,26 @@ public:
     // tf32 peak (fp32 where the GPU has none). fp16 and bf16 are themselves.
     Precision attention_precision(Precision p) const;
     units::BytesPerSecond memory_rate() const;
+    // Fraction of the boost clock the tensor cores sustain under the board power limit, (0, 1].
+    // A GEMM on random data draws enough power to lower the clock: Horace He measured an
+    // 8192^3 cuBLAS matmul on an A100 (400 W limit) at 257 TFLOP/s on normally distributed
+    // inputs and 295 on zeros, which switch fewer transistors ("Strangely, Matrix
+    // Multiplications on GPUs Run Faster When Given 'Predictable' Data!", thonking.ai, 2024;
+    // read 2026-12-06). With x = tensor_energy_pj x 16-bit dense peak / tdp_w, the tensor
+    // cores' demand at the boost clock over the board's limit, the clock is
+    // (1 + x^4)^(-1/8): the boost clock while x is small and x^(-1/2) once x is large, power
+    // taken to rise as the square of the clock (dynamic power C V^2 f with the voltage rising
+    // along the part's voltage-frequency curve would give the cube; leakage and memory power,
+    // which do not fall with the clock, soften it), with a knee between the two because a
+    // step's GEMMs alternate with kernels that draw less. Both exponents are modelling
+    // choices, not fitted. Applied to matmul_rate and attention_rate of every precision but
+    // fp32 (the CUDA cores); memory-bound kernels keep their rate. 1 when tensor_energy_pj is 0.
+    double power_clock() const { return power_clock_; }
 
 private:
     const GpuSpec* spec_;
     Calibration cal_;
+    double power_clock_;  // computed once: matmul_rate is on the hot path
 };
 
 }  // namespace rentsim::compute

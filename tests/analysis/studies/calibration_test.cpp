@@ -33,6 +33,7 @@ TEST_CASE("every shipped calibration is what the fitting code produces from the 
         CHECK(fit.k_fill == doctest::Approx(shipped.k_fill).epsilon(1e-9));
         CHECK(fit.kernel_overhead_s == doctest::Approx(shipped.kernel_overhead_s).epsilon(1e-9));
         CHECK(fit.step_overhead_s == doctest::Approx(shipped.step_overhead_s).epsilon(1e-9));
+        CHECK(fit.tensor_energy_pj == doctest::Approx(shipped.tensor_energy_pj).epsilon(1e-9));
     }
 }
 
@@ -55,6 +56,8 @@ TEST_CASE("a calibration survives a round trip through its JSON file") {
     const auto back = analysis::parse_calibration(analysis::calibration_to_json(c), "x.json");
     CHECK(back.mem_eff == doctest::Approx(c.mem_eff));
     CHECK(back.matmul_eff[2] == doctest::Approx(c.matmul_eff[2]));
+    CHECK(back.tensor_energy_pj > 0);
+    CHECK(back.tensor_energy_pj == doctest::Approx(c.tensor_energy_pj));
     CHECK(back.fitted_from == c.fitted_from);
 }
 

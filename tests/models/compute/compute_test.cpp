@@ -522,3 +522,45 @@ TEST_CASE("op-level checkpointing replays every second matmul of a block and eve
     CHECK(op.memory.activations < none.memory.activations);
     CHECK(op.bwd > none.bwd);
 }
+
+TEST_CASE("the board power limit lowers the tensor clock as (1 + x^4)^(-1/8), x the demand over the limit") {
+    const auto& g = compute::find_gpu("rtx6000-ada");  // 300 W, 364.2 TFLOP/s dense fp16
+    auto c = simple_cal();
+    c.gpu = "rtx6000-ada";
+    c.matmul_eff = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    c.attention_eff = 0.5;
+    const compute::GpuModel free_clock(g, c);
+    CHECK(free_clock.power_clock() == 1.0);  // tensor_energy_pj 0: no limit
+    c.tensor_energy_pj = 2.0;
+    const compute::GpuModel capped(g, c);
+    // By hand: x = 2 pJ x 364.2 TFLOP/s / 300 W = 2.428; (1 + 2.428^4)^(-1/8) = 35.754^(-0.125) = 0.63949.
+    CHECK(capped.power_clock() == doctest::Approx(0.63949).epsilon(1e-4));
+    CHECK(capped.matmul_rate(Precision::fp16).value == doctest::Approx(364.2e12 * 0.5 * 0.63949).epsilon(1e-4));
+    CHECK(capped.matmul_rate(Precision::tf32).value == doctest::Approx(182.1e12 * 0.5 * 0.63949).epsilon(1e-4));
+    CHECK(capped.attention_rate(Precision::bf16).value == doctest::Approx(364.2e12 * 0.5 * 0.63949).epsilon(1e-4));
+    // The CUDA cores' fp32 rate and the memory rate are not limited.
+    CHECK(capped.matmul_rate(Precision::fp32).value == doctest::Approx(91.1e12 * 0.5));
+    CHECK(capped.memory_rate().value == free_clock.memory_rate().value);
+    // A GEMM bound by its FLOPs takes 1 / 0.63949 times as long.
+    const double t_free = free_clock.gemm_time(8192, 8192, 8192, 1, Precision::fp16).value;
+    const double t_capped = capped.gemm_time(8192, 8192, 8192, 1, Precision::fp16).value;
+    CHECK(t_capped / t_free == doctest::Approx(1 / 0.63949).epsilon(1e-3));
+}
+
+TEST_CASE("more board power never slows a tensor-core GEMM") {
+    auto c = simple_cal();
+    c.tensor_energy_pj = 1.5;
+    compute::GpuSpec spec = compute::find_gpu("a100-sxm4-80gb");
+    double last_clock = 0, last_time = 1e300;
+    for (const double watts : {50.0, 150.0, 250.0, 400.0, 700.0, 2000.0}) {
+        CAPTURE(watts);
+        spec.tdp_w = watts;
+        const compute::GpuModel m(spec, c);
+        const double t = m.gemm_time(4096, 4096, 4096, 1, Precision::bf16).value;
+        CHECK(m.power_clock() > last_clock);
+        CHECK(m.power_clock() <= 1.0);
+        CHECK(t <= last_time);
+        last_clock = m.power_clock();
+        last_time = t;
+    }
+}
