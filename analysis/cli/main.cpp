@@ -373,6 +373,7 @@ int calibrate_command(const CalibrateOptions& o) {
     fmt::print("calibration of {} from {} rows ({} skipped), rms log error {:.3f} after {} iterations\n", o.gpu,
                rep.rows.size(), rep.skipped.size(), rep.rms_log_error, rep.iterations);
     const auto& c = rep.calibration;
+    const auto& spec = compute::find_gpu(o.gpu);
     fmt::print("  matmul efficiency: fp32 {:.3f}  tf32 {:.3f}  fp16/bf16 {:.3f}  fp8 {:.3f}\n", c.matmul_eff[0],
                c.matmul_eff[1], c.matmul_eff[2], c.matmul_eff[4]);
     fmt::print("  conv efficiency {:.3f}, k fill {:.0f}, memory efficiency {:.3f}, kernel overhead {:.2f} us, "
@@ -380,7 +381,7 @@ int calibrate_command(const CalibrateOptions& o) {
                c.step_overhead_s * 1e3);
     fmt::print("  attention efficiency {:.3f}, tensor energy {:.3f} pJ/FLOP (tensor clock {:.3f} of boost under "
                "the {:.0f} W limit)\n", c.attention_eff, c.tensor_energy_pj,
-               compute::GpuModel(compute::find_gpu(o.gpu), c).power_clock(), compute::find_gpu(o.gpu).tdp_w);
+               compute::GpuModel(spec, c).power_clock(), spec.tdp_w);
     fmt::print("  {:<28} {:>6} {:>12} {:>12} {:>8}\n", "row", "kind", "measured", "predicted", "error");
     for (std::size_t i = 0; i < rep.rows.size(); ++i) {
         const auto& r = rep.rows[i];

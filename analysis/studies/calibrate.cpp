@@ -45,7 +45,7 @@ double logit(double p) { return std::log(p / (1.0 - p)); }
 double family_energy_scale(std::string_view family) {
     double m = 1e9;
     for (const auto& g : compute::gpu_catalog()) {
-        const double half = std::max(g.peak_tflops[2], g.peak_tflops[3]);
+        const double half = compute::half_peak(g) / units::tflops_per_s(1.0);
         if (g.family == family && half > 0 && g.tdp_w > 0) m = std::min(m, g.tdp_w / half);
     }
     return 0.5 * m;

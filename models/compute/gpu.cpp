@@ -1,5 +1,6 @@
 #include "models/compute/gpu.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace rentsim::compute {
@@ -273,6 +274,9 @@ const GpuSpec& find_gpu(std::string_view name) { return *gpu_registry().get(name
 
 units::FlopsPerSecond peak(const GpuSpec& g, Precision p) {
     return units::tflops_per_s(g.peak_tflops[static_cast<std::size_t>(p)]);
+}
+units::FlopsPerSecond half_peak(const GpuSpec& g) {
+    return std::max(peak(g, Precision::fp16), peak(g, Precision::bf16));
 }
 units::BytesPerSecond hbm_bandwidth(const GpuSpec& g) { return units::gbytes_per_s(g.hbm_gbps); }
 units::Bytes memory(const GpuSpec& g) { return units::gib(g.memory_gib); }

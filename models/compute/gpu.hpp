@@ -70,6 +70,8 @@ const Registry<const GpuSpec*>& gpu_registry();
 // Throws std::invalid_argument naming the closest valid name and listing all of them.
 const GpuSpec& find_gpu(std::string_view name);
 units::FlopsPerSecond peak(const GpuSpec& g, Precision p);
+// The 16-bit tensor peak, the larger of fp16's and bf16's (0 where the part has neither).
+units::FlopsPerSecond half_peak(const GpuSpec& g);
 units::BytesPerSecond hbm_bandwidth(const GpuSpec& g);
 units::Bytes memory(const GpuSpec& g);
 // PCIe x16 rate per direction: 16 lanes x 8, 16 or 32 GT/s (Gen3, Gen4, Gen5) x 128b/130b

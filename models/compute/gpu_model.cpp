@@ -25,8 +25,7 @@ Calibration prior_calibration(const GpuSpec& spec) {
 namespace {
 // GpuModel::power_clock's formula.
 double tensor_clock(const GpuSpec& spec, double tensor_energy_pj) {
-    const double half = std::max(spec.peak_tflops[static_cast<std::size_t>(Precision::fp16)],
-                                 spec.peak_tflops[static_cast<std::size_t>(Precision::bf16)]);
+    const double half = half_peak(spec) / units::tflops_per_s(1.0);
     if (tensor_energy_pj <= 0 || spec.tdp_w <= 0 || half <= 0) return 1.0;
     const double x = tensor_energy_pj * half / spec.tdp_w;  // pJ/FLOP x TFLOP/s = W, over W
     return std::pow(1.0 + x * x * x * x, -0.125);
