@@ -566,6 +566,8 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     r.memory = mem;
     r.memory_per_gpu_gib = mem.total().value / units::gib(1).value;
     r.fits = r.memory_per_gpu_gib <= gpu_spec.memory_gib;
+    r.layer_fwd = std::move(fwd);
+    r.layer_bwd = std::move(bwd);
     return r;
 }
 

@@ -41,6 +41,9 @@ struct StepPlan {
     int micro_steps = 0;            // gradient-accumulation steps per optimizer step
     std::int64_t iterations = 0;    // optimizer steps to train the scenario's samples
     compute::StepCost step;         // per-GPU cost of one micro-batch, whole model
+    // Per entry of step.layers, one micro-batch: its compute plus the tensor-parallel and
+    // ring-attention communication it waits for (what a per-layer profile of the step shows).
+    std::vector<units::Seconds> layer_fwd, layer_bwd;
     compute::MemoryUse memory;      // of the largest pipeline stage
     double memory_per_gpu_gib = 0;
     bool fits = true;

@@ -141,6 +141,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         bool split = false;
         const bool block = layer.transformer_block || layer.repeat > 1;
         int matmuls_issued = 0;  // op-level checkpointing: matmuls of this block so far
+        // One instance's time by op class: forward, backward, replayed by selective or
+        // op-level recomputation; and the extra kernels around ops, forward and backward.
+        ClassTimes by_fwd, by_bwd, by_replay;
         for (const auto& layer_op : layer.ops) {
             const work::Op op = as_run(layer_op, cfg);
             const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
@@ -194,6 +197,10 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             if (adapted && op.cls == work::OpClass::matmul && op.weight_elems > 0) adapted_tensors += 2;
             lc.fwd += f.time + extra_fwd;
             lc.bwd += extra_bwd;
+            const auto slot = static_cast<std::size_t>(op.cls);
+            by_fwd.op[slot] += f.time;
+            by_fwd.extra += extra_fwd;
+            by_bwd.extra += extra_bwd;
             layer_flops += op.fwd_flops;
             // Dropout masks are one byte whatever the precision: count them in activation elements.
             double saved = op.saved_elems + op.saved_mask_elems / elem_b;
@@ -201,6 +208,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 saved -= selective_dropped(op, elem_b);
                 if (attention_core(op)) {
                     recompute_time += f.time;
+                    by_replay.op[slot] += f.time;
                     layer_recomputed += op.fwd_flops;
                 }
             } else if (cfg.recompute == Recompute::op && block && op.cls != work::OpClass::fused_attention) {
@@ -219,6 +227,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                     saved = 0;
                 }
                 recompute_time += f.time * share;
+                by_replay.op[slot] += f.time * share;
                 layer_recomputed += op.fwd_flops * share;
             }
             layer_saved += saved / divisor(op);
@@ -232,6 +241,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 if (cfg.lora_rank > 0 && op.cls == work::OpClass::matmul && op.weight_elems > 0 && b.name == "wgrad") continue;
                 const Seconds t = gpu.op_cost(b, cfg.micro_batch, op_precision(b, gpu.spec(), cfg), cfg.tp, cfg.sequence_parallel).time;
                 lc.bwd += t;
+                by_bwd.op[slot] += t;
                 if (attention_core(op)) lc.attention_bwd += t;
                 ++lc.kernels;
             }
@@ -274,6 +284,11 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             const bool replay = replays(r);
             out.layers.push_back(replay ? replayed : lc);
             out.bwd += replay ? replayed.bwd : lc.bwd;
+            // Full recomputation replays the whole forward, extra kernels included.
+            const ClassTimes& again = replay ? by_fwd : by_replay;
+            for (std::size_t c = 0; c < op_class_count; ++c)
+                out.by_class.op[c] += by_fwd.op[c] + by_bwd.op[c] + again.op[c];
+            out.by_class.extra += by_fwd.extra + by_bwd.extra + again.extra;
             recomputed_flops += replay ? layer_flops : layer_recomputed;
             if (replay) {
                 ++replayed_layers;

@@ -4,6 +4,8 @@
 // parallel layout; the engine (analysis/trainer) turns it into a timeline.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -107,10 +109,22 @@ struct MemoryUse {
     units::Bytes total() const { return weights + gradients + optimizer + activations + reserved; }
 };
 
+// Where one micro-batch's forward and backward time goes: `op` by the class of the op that
+// spends it (indexed by work::OpClass), `extra` the kernels the framework adds around ops
+// (NCHW layout transposes, fp8/fp4 casts, fp32 loss casts, LoRA adapters). Recomputed forwards
+// count in their ops' classes. op's sum plus extra is fwd + bwd.
+inline constexpr std::size_t op_class_count = static_cast<std::size_t>(work::OpClass::fused_attention) + 1;
+struct ClassTimes {
+    std::array<units::Seconds, op_class_count> op{};
+    units::Seconds extra{};
+    units::Seconds of(work::OpClass c) const { return op[static_cast<std::size_t>(c)]; }
+};
+
 struct StepCost {
     std::vector<LayerCost> layers; // forward order, repeated blocks expanded
     units::Seconds fwd;            // sums over layers, one micro-batch
     units::Seconds bwd;
+    ClassTimes by_class;           // fwd + bwd by op class
     units::Seconds optimizer;      // one update of this GPU's parameters
     double param_tensors = 0;      // parameter tensors of the whole model (weights, biases, gains)
     units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)

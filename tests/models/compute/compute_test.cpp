@@ -564,3 +564,63 @@ TEST_CASE("more board power never slows a tensor-core GEMM") {
         last_time = t;
     }
 }
+
+namespace {
+double class_sum(const compute::StepCost& c) {
+    double t = c.by_class.extra.value;
+    for (const auto& s : c.by_class.op) t += s.value;
+    return t;
+}
+}  // namespace
+
+TEST_CASE("the step's time by op class adds up to its forward and backward in every recomputation mode") {
+    const auto w = llama3_8b();
+    const compute::GpuModel gpu = h100();
+    compute::StepConfig cfg = bf16_micro_batch_1();
+    const auto none = compute::plan_step(w, gpu, cfg);
+    CHECK(class_sum(none) == doctest::Approx((none.fwd + none.bwd).value));
+    CHECK(none.by_class.of(work::OpClass::conv).value == 0.0);
+    CHECK(none.by_class.extra.value == 0.0);
+    for (const auto mode : {compute::Recompute::selective, compute::Recompute::full, compute::Recompute::op}) {
+        cfg.recompute = mode;
+        const auto r = compute::plan_step(w, gpu, cfg);
+        CHECK(class_sum(r) == doctest::Approx((r.fwd + r.bwd).value));
+    }
+    cfg.recompute = compute::Recompute::full;
+    const auto full = compute::plan_step(w, gpu, cfg);
+    // The replayed forward lands in the classes of the ops replayed: the whole forward again.
+    CHECK(class_sum(full) - class_sum(none) == doctest::Approx(none.fwd.value));
+    CHECK(full.by_class.of(work::OpClass::matmul) > none.by_class.of(work::OpClass::matmul));
+    cfg.recompute_every = 2;
+    const auto half = compute::plan_step(w, gpu, cfg);
+    CHECK(class_sum(half) == doctest::Approx((half.fwd + half.bwd).value));
+    // Selective recomputation replays only the attention core: the linear layers keep their time.
+    cfg.recompute = compute::Recompute::selective;
+    cfg.recompute_every = 1;
+    const auto sel = compute::plan_step(w, gpu, cfg);
+    CHECK(sel.by_class.of(work::OpClass::matmul).value == doctest::Approx(none.by_class.of(work::OpClass::matmul).value));
+    CHECK(class_sum(sel) - class_sum(none) == doctest::Approx((sel.bwd - none.bwd).value));
+}
+
+TEST_CASE("fp8 casts and NCHW transposes are the step's extra kernels, outside every op class") {
+    compute::Calibration cal = simple_cal();
+    cal.matmul_eff[4] = 0.5;  // the fp8 GEMM path
+    const compute::GpuModel gpu(compute::find_gpu("h100-sxm5-80gb"), cal);
+    compute::StepConfig cfg = bf16_micro_batch_1();
+    cfg.precision = Precision::fp8;
+    const auto fp8 = compute::plan_step(llama3_8b(), gpu, cfg);
+    CHECK(fp8.by_class.extra.value > 0);
+    CHECK(class_sum(fp8) == doctest::Approx((fp8.fwd + fp8.bwd).value));
+    compute::StepConfig vision;
+    vision.precision = Precision::fp16;
+    vision.micro_batch = 32;
+    vision.conv_layout = compute::ConvLayout::nchw;
+    const auto nchw = compute::plan_step(work::resnet50(), gpu, vision);
+    vision.conv_layout = compute::ConvLayout::nhwc;
+    const auto nhwc = compute::plan_step(work::resnet50(), gpu, vision);
+    CHECK(nhwc.by_class.extra.value == 0.0);
+    CHECK(nchw.by_class.extra.value > 0);
+    CHECK(nchw.by_class.extra.value == doctest::Approx((nchw.fwd + nchw.bwd - nhwc.fwd - nhwc.bwd).value));
+    CHECK(nchw.by_class.of(work::OpClass::normalization).value > 0);
+    CHECK(nchw.by_class.of(work::OpClass::conv).value == doctest::Approx(nhwc.by_class.of(work::OpClass::conv).value));
+}
