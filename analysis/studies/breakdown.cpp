@@ -94,8 +94,9 @@ std::string resnet_table(const CsvTable& table, const std::string& trace_path) {
     const Groups model = model_groups(plan.step.step);
     std::string o = fmt::format(
         "ResNet-50 in fp32 on one V100 32 GB, PyTorch eager: the shipped trace's ProfilerStep#{} ({} kernels; its "
-        "batch is not recorded) against the model's step for measured.csv's DLE-009 row (batch {}):\n\n",
-        trace.step, trace.kernels, plan.step.micro_batch);
+        "batch is not recorded) against the model's step per GPU for measured.csv's DLE-009 row ({}, batch {}{}):\n\n",
+        trace.step, trace.kernels, plan.step.gpus == 1 ? std::string("one GPU") : fmt::format("{} GPUs", plan.step.gpus),
+        plan.step.micro_batch, plan.step.gpus == 1 ? "" : " each");
     o += "| kernel time | trace (ms) | trace share | model (ms) | model share |\n|---|---:|---:|---:|---:|\n";
     const auto line = [&](std::string_view what, double t, double m) {
         o += fmt::format("| {} | {:.1f} | {:.1f}% | {:.1f} | {:.1f}% |\n", what, t, 100 * t / trace.ms.total(), m,
