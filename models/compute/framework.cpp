@@ -46,6 +46,10 @@ namespace {
 // - Megatron-LM arguments.py: --use-distributed-optimizer, --overlap-grad-reduce,
 //   --overlap-param-gather and --tp-comm-overlap all default to off; bias-GeLU,
 //   bias-dropout-add and scaled-masked-softmax fusions default to on.
+// - Megatron-LM before Megatron-Core (arguments.py `--DDP-impl`, default "local"; training.py
+//   train_step, 2020 to August 2023, read 2026-12-06): the local DDP all-reduces its gradient
+//   buffer after forward_backward_func has returned (the "backward-params-all-reduce" timer),
+//   so no gradient reduction overlaps backward; only `--DDP-impl torch` overlapped.
 // - NeMo 2.0 LLM recipes (llama3_8b.py, llama3_70b.py): distributed optimizer with
 //   overlap_grad_reduce and overlap_param_gather on; tp_comm_overlap on for TP > 1.
 // - PyTorch FSDP (FullyShardedDataParallel, BackwardPrefetch.BACKWARD_PRE default) and FSDP2
@@ -86,8 +90,8 @@ const Registry<Framework>& framework_registry() {
                 "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float(); training.mixed_precision_reduce = float32); PyTorch TF32 defaults",
                 false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32}),
          entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
-               {true, false, false, false, true, L::nchw, 0, false, true, false,
-                "Megatron-LM arguments.py defaults (fusions on, overlaps off); Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float(); bf16 turns --accumulate-allreduce-grads-in-fp32 on",
+               {true, false, false, false, true, L::nchw, 0, false, false, false,
+                "Megatron-LM arguments.py defaults (fusions on, overlaps off; --DDP-impl local); training.py train_step all-reduces the local DDP's gradient buffer after forward_backward_func returns, so no reduction overlaps backward; Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float(); bf16 turns --accumulate-allreduce-grads-in-fp32 on",
                 false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
          entry("megatron-core", "Megatron-Core with Transformer Engine: fused kernels and attention, overlaps off by default",
                {true, true, true, false, true, L::nchw, 0, false, false, false,

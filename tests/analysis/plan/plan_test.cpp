@@ -88,6 +88,33 @@ TEST_CASE("gradient buckets cover the whole backward pass of a data-parallel ste
           compute::overlap_compute_slowdown * static_cast<double>(sum(free.training.bucket_comm)) + static_cast<double>(free.training.bucket_bwd.size()));
 }
 
+TEST_CASE("Megatron-LM's local DDP reduces the gradients only after the whole backward pass") {
+    const auto plan = [](const std::string& framework, const std::string& extra) {
+        const auto s = scenario(R"({"schema": 1, "name": "m",
+          "workload": {"model": "gpt3-1.3b", "precision": "fp16", "framework": ")" + framework + R"(",
+                       "global_batch": 64, "micro_batch": 4, "tokens": 1e9,
+                       "parallelism": {"tp": 1, "pp": 1, "overlap_contention": false)" + extra + R"(}},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 16, "topology": "dgx-a100"},
+          "pricing": {"usd_per_gpu_hour": 2.0}})");
+        return analysis::plan_step(s, 16, analysis::cluster_network(s));
+    };
+    const auto sum = [](const std::vector<sim::Time>& v) { return std::accumulate(v.begin(), v.end(), sim::Time{0}); };
+    // The profile's default: one bucket holding the last micro-batch's whole backward pass, and
+    // every reduction after it.
+    const auto local = plan("megatron-lm", "");
+    REQUIRE(local.training.bucket_bwd.size() == 1);
+    REQUIRE(local.training.bucket_comm.size() == 1);
+    // Overlapped as written (torch DDP): the same backward and the same reductions, in buckets.
+    const auto overlapped = plan("megatron-lm", R"(, "overlap_grad_reduce": true)");
+    CHECK(overlapped.training.bucket_bwd.size() > 2);
+    CHECK(std::llabs(sum(overlapped.training.bucket_bwd) - local.training.bucket_bwd.front()) <= 1);
+    CHECK(sum(overlapped.training.bucket_comm) == local.training.bucket_comm.front());
+    // Megatron-Core's profile leaves the overlap off as well (--overlap-grad-reduce is opt-in);
+    // PyTorch DDP's buckets overlap backward.
+    CHECK(plan("megatron-core", "").training.bucket_bwd.size() == 1);
+    CHECK(plan("pytorch-ddp", "").training.bucket_bwd.size() > 2);
+}
+
 TEST_CASE("an elastic job is planned at each of its GPU counts, without simulating") {
     const auto s = scenario(R"({"schema": 1, "name": "e",
       "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
