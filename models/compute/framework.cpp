@@ -56,6 +56,9 @@ namespace {
 //   (fully_shard: implicit forward and backward prefetch): all-gathers run ahead of compute on a
 //   separate stream, reduce-scatters overlap the rest of backward.
 // - DeepSpeed configuration JSON: "overlap_comm" defaults to false for ZeRO stages 1 and 2.
+//   Their optimizer (deepspeed/runtime/zero/stage_1_and_2.py, step(), read 2026-12-06)
+//   all-gathers the updated 16-bit weights before returning, under its "optimizer_allgather"
+//   timer, so that they are "ready for next round forward": nothing overlaps that gather.
 // - NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch): mixed-precision configs train with
 //   --memory-format nhwc and DALI; NGC containers enable TF32.
 // - Optimizer kernels: apex FusedAdam/FusedLAMB in Megatron, NeMo, DeepLearningExamples' mixed-
@@ -102,8 +105,8 @@ const Registry<Framework>& framework_registry() {
                 "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap; the bf16 mixed-precision plugin's grad_reduce_in_fp32); Megatron-Core's VocabParallelCrossEntropy casts the logits to fp32",
                 false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
          entry("deepspeed", "DeepSpeed ZeRO: unfused model code, overlap_comm off by default",
-               {false, true, false, false, true, L::nchw, 1, true, false, false,
-                "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets; optimizer type Adam runs DeepSpeed's FusedAdam)"}),
+               {false, true, false, false, true, L::nchw, 1, false, false, false,
+                "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets; optimizer type Adam runs DeepSpeed's FusedAdam); ZeRO-1/2 all-gather the updated weights at the end of the optimizer step (stage_1_and_2.py step(): all_gather_dp_groups, \"ready for next round forward\")"}),
          entry("horovod-tensorflow", "TensorFlow with Horovod: NHWC, TF32 on, unfused without XLA",
                {false, false, false, true, true, L::nhwc, 0, false, true, false,
                 "TensorFlow 2.4 release notes (TF32 default); Horovod tensor fusion overlaps backward"}),

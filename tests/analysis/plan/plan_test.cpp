@@ -115,6 +115,26 @@ TEST_CASE("Megatron-LM's local DDP reduces the gradients only after the whole ba
     CHECK(plan("pytorch-ddp", "").training.bucket_bwd.size() > 2);
 }
 
+TEST_CASE("DeepSpeed's ZeRO-1 gathers the updated weights inside its optimizer step, before the next forward") {
+    const auto gather = [](const std::string& extra) {
+        const auto s = scenario(R"({"schema": 1, "name": "d",
+          "workload": {"model": "gpt3-1.3b", "precision": "bf16", "framework": "deepspeed",
+                       "global_batch": 64, "micro_batch": 4, "tokens": 1e9,
+                       "parallelism": {"tp": 1, "pp": 1, "zero": 1, "overlap_contention": false)" + extra + R"(}},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 16, "topology": "dgx-a100"},
+          "pricing": {"usd_per_gpu_hour": 2.0}})");
+        const auto p = analysis::plan_step(s, 16, analysis::cluster_network(s));
+        // The gather is the last bucket: no backward of its own, its collective after the update.
+        REQUIRE(p.training.bucket_bwd.back() == 0);
+        return p.training.bucket_comm.back();
+    };
+    const auto profile = gather(""), exposed = gather(R"(, "overlap_param_gather": false)"),
+               hidden = gather(R"(, "overlap_param_gather": true)");
+    CHECK(profile == exposed);
+    CHECK(profile > 0);
+    CHECK(hidden < exposed);  // Megatron's --overlap-param-gather hides it behind the next forward
+}
+
 TEST_CASE("an elastic job is planned at each of its GPU counts, without simulating") {
     const auto s = scenario(R"({"schema": 1, "name": "e",
       "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
