@@ -386,6 +386,21 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         bwd[i] += b;
         tp_comm[i] += f + b;
     }
+    // FSDP2 (compute::Framework::gather_copy_out): each layer's gather before its forward and
+    // again before its backward is copied out of the gather buffer on the compute stream, one
+    // kernel reading and writing the layer's gathered 16-bit weights, every micro-batch.
+    units::Seconds copy_out_total{};
+    if (par.zero >= 3 && par.gather_copy_out && replicas > 1) {
+        const double weight_bytes = compute::is_mixed(w.precision) ? 2.0 : 4.0;
+        for (std::size_t i = 0; i < n_layers; ++i) {
+            const double gathered = step.layers[i].params * weight_bytes;
+            if (gathered <= 0) continue;
+            const units::Seconds copy = gpu.stream_time(units::bytes(2.0 * gathered));
+            fwd[i] += copy;
+            bwd[i] += copy;
+            copy_out_total += copy * 2.0;
+        }
+    }
 
     // Pipeline stages: contiguous layers, balanced by time (the smallest largest stage).
     const int stages = par.pp * par.virtual_stages;
@@ -428,7 +443,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     micro_comm = slow_tp + p2p * 2.0;
     if (stages == 1) {
         // One stage: the step's own sums, so that data-parallel runs keep their exact times.
-        slot = step.fwd + step.bwd + slow_tp;
+        slot = step.fwd + step.bwd + slow_tp + copy_out_total;
         slow_fwd = step.fwd;
         for (std::size_t i = 0; i < n_layers; ++i) slow_fwd += fwd[i] - step.layers[i].fwd;
     }

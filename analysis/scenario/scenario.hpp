@@ -72,6 +72,7 @@ struct Parallelism {
     bool overlap_grad_reduce = true;    // gradient reductions overlap the rest of backward
     bool overlap_param_gather = false;  // ZeRO-1/3 parameter all-gathers prefetched behind compute
     bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
+    bool gather_copy_out = false;       // ZeRO-3: each all-gather copied out on the compute stream (FSDP2)
     // Compute slows while a data-parallel collective runs beside it (NCCL's kernels take SMs
     // and memory bandwidth): compute::overlap_compute_slowdown. Off: overlap is free.
     bool overlap_contention = true;

@@ -271,6 +271,7 @@ std::vector<Ablation> ablations() {
             {"unfused optimizer updates (every update one fused kernel)", {{"workload.optimizer_kernel", std::string("fused")}}},
             {"fp32 and fused loss kernels (every loss eager in the training precision)", {{"workload.loss_kernel", std::string("eager")}}},
             {"fp32 gradient reductions (every 16-bit run reduces 16-bit gradients)", {{"workload.grad_reduce", std::string("param")}}},
+            {"FSDP2's all-gather copy-out on the compute stream (off)", {{"workload.parallelism.gather_copy_out", false}}},
             {"compute slowed by overlapped collectives (off: overlap is free)", {{"workload.parallelism.overlap_contention", false}}},
             {"framework profiles (all rows as pytorch-ddp)", {{"workload.framework", std::string("pytorch-ddp")}}}};
 }

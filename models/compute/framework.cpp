@@ -54,7 +54,11 @@ namespace {
 //   overlap_grad_reduce and overlap_param_gather on; tp_comm_overlap on for TP > 1.
 // - PyTorch FSDP (FullyShardedDataParallel, BackwardPrefetch.BACKWARD_PRE default) and FSDP2
 //   (fully_shard: implicit forward and backward prefetch): all-gathers run ahead of compute on a
-//   separate stream, reduce-scatters overlap the rest of backward.
+//   separate stream, reduce-scatters overlap the rest of backward. FSDP2's all-gather lands in
+//   one flat buffer per parameter group and foreach_all_gather_copy_out copies it into each
+//   parameter's unsharded tensor on the compute stream after waiting for the gather
+//   (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, split_with_sizes_copy; read
+//   2026-12-06); FSDP1's flat parameter is the gathered buffer itself.
 // - DeepSpeed configuration JSON: "overlap_comm" defaults to false for ZeRO stages 1 and 2.
 //   Their optimizer (deepspeed/runtime/zero/stage_1_and_2.py, step(), read 2026-12-06)
 //   all-gathers the updated 16-bit weights before returning, under its "optimizer_allgather"
@@ -91,7 +95,7 @@ const Registry<Framework>& framework_registry() {
          entry("torchtitan", "torchtitan: FSDP2, SDPA flash attention; torch.compile (fused elementwise) is opt-in",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
                 "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float(); training.mixed_precision_reduce = float32); PyTorch TF32 defaults",
-                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32}),
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32, false, true}),
          entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
                {true, false, false, false, true, L::nchw, 0, false, false, false,
                 "Megatron-LM arguments.py defaults (fusions on, overlaps off; --DDP-impl local); training.py train_step all-reduces the local DDP's gradient buffer after forward_backward_func returns, so no reduction overlaps backward; Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float(); bf16 turns --accumulate-allreduce-grads-in-fp32 on",

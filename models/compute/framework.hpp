@@ -82,6 +82,12 @@ struct Framework {
     // Encoders (BERT) run NVIDIA's fused multi-head attention (work::AttentionKind::fmha) where
     // it runs (sm80/sm90, fp16) and flash_encoders does not apply; unfused attention elsewhere.
     bool fmha_encoders = false;
+    // ZeRO-3 as FSDP2 runs it (per-parameter sharding): each all-gather lands in one flat
+    // buffer that the compute stream then copies into the parameters' own unsharded tensors
+    // (torch.split_with_sizes_copy in foreach_all_gather_copy_out), a read and a write of the
+    // gathered 16-bit weights per gather, forward and backward, not overlapped with compute.
+    // FSDP1's flat parameters are views into the gathered buffer: no copy.
+    bool gather_copy_out = false;
 
     bool operator==(const Framework&) const = default;
 };

@@ -135,6 +135,36 @@ TEST_CASE("DeepSpeed's ZeRO-1 gathers the updated weights inside its optimizer s
     CHECK(hidden < exposed);  // Megatron's --overlap-param-gather hides it behind the next forward
 }
 
+TEST_CASE("FSDP2 copies each gathered layer out of the gather buffer on the compute stream, forward and backward") {
+    const auto plan = [](const std::string& framework, const std::string& extra) {
+        const auto s = scenario(R"({"schema": 1, "name": "f",
+          "workload": {"model": "gpt3-1.3b", "precision": "bf16", "framework": ")" + framework + R"(",
+                       "global_batch": 64, "micro_batch": 4, "tokens": 1e9,
+                       "parallelism": {"tp": 1, "pp": 1, "zero": 3, "overlap_contention": false)" + extra + R"(}},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8, "topology": "dgx-a100"},
+          "pricing": {"usd_per_gpu_hour": 2.0}})");
+        return std::pair{s, analysis::plan_step(s, 8, analysis::cluster_network(s))};
+    };
+    const auto [s, fsdp2] = plan("torchtitan", "");
+    const auto without = plan("torchtitan", R"(, "gather_copy_out": false)").second;
+    // By hand: per layer and gather, one kernel reading and writing the layer's bf16 weights
+    // (2 bytes each) at the calibrated streaming rate, once before forward, once before backward.
+    const compute::GpuModel gpu(*s.cluster.gpu, s.cluster.calibration);
+    double fwd_copies = 0;
+    for (const auto& l : fsdp2.step.layers)
+        if (l.params > 0) fwd_copies += (units::bytes(2.0 * 2.0 * l.params) / gpu.memory_rate()).value + s.cluster.calibration.kernel_overhead_s;
+    CHECK(fwd_copies > 0);
+    // The gathers stay hidden behind forward either way, so the step grows by the copies alone.
+    CHECK(fsdp2.training.micro_comm == without.training.micro_comm);
+    CHECK(static_cast<double>(fsdp2.training.micro_fwd_bwd - without.training.micro_fwd_bwd) == doctest::Approx(2e9 * fwd_copies).epsilon(1e-6));
+    CHECK(static_cast<double>(fsdp2.training.last_fwd - without.training.last_fwd) == doctest::Approx(1e9 * fwd_copies).epsilon(1e-6));
+    // FSDP1 (the pytorch-fsdp profile) gathers into its flat parameter: nothing to copy unless
+    // the scenario says so.
+    const auto fsdp1 = plan("pytorch-fsdp", "").second;
+    const auto fsdp1_copied = plan("pytorch-fsdp", R"(, "gather_copy_out": true)").second;
+    CHECK(static_cast<double>(fsdp1_copied.training.micro_fwd_bwd - fsdp1.training.micro_fwd_bwd) == doctest::Approx(2e9 * fwd_copies).epsilon(1e-6));
+}
+
 TEST_CASE("an elastic job is planned at each of its GPU counts, without simulating") {
     const auto s = scenario(R"({"schema": 1, "name": "e",
       "workload": {"model": "bert-large", "precision": "fp16", "seq_len": 128, "batch_per_gpu": 32, "samples": 1000000},
