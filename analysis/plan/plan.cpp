@@ -389,11 +389,15 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // FSDP2 (compute::Framework::gather_copy_out): each layer's gather before its forward and
     // again before its backward is copied out of the gather buffer on the compute stream, one
     // kernel reading and writing the layer's gathered 16-bit weights, every micro-batch.
+    // Bytes per parameter of a ZeRO parameter gather: the training copy's width (2 in mixed
+    // precision, 4 in fp32), 1 where fp8 training gathers fp8 casts of the shards.
+    const double gather_b = par.fp8_all_gather && w.precision == compute::Precision::fp8 ? 1.0
+                            : compute::is_mixed(w.precision)                               ? 2.0
+                                                                                           : 4.0;
     units::Seconds copy_out_total{};
     if (par.zero >= 3 && par.gather_copy_out && replicas > 1) {
-        const double weight_bytes = compute::is_mixed(w.precision) ? 2.0 : 4.0;
         for (std::size_t i = 0; i < n_layers; ++i) {
-            const double gathered = step.layers[i].params * weight_bytes;
+            const double gathered = step.layers[i].params * gather_b;
             if (gathered <= 0) continue;
             const units::Seconds copy = gpu.stream_time(units::bytes(2.0 * gathered));
             fwd[i] += copy;
@@ -450,7 +454,6 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
 
     // ZeRO-3 (FSDP) gathers each layer's parameters before its forward, prefetching behind
     // the previous layer's compute: only what forward cannot hide is exposed.
-    const double weight_b = compute::is_mixed(w.precision) ? 2.0 : 4.0;
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
     const double stage_trainable = par.pp > 1 ? stage_trainable_max : step.trainable_params;
     units::Seconds gather_exposed{}, gather_contention{};
@@ -458,7 +461,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // DeepSpeed's stage3_prefetch_bucket_size); `overlap_param_gather` is ZeRO-1/2's switch.
     // The hidden part of the gather slows the forward that hides it.
     if (par.zero >= 3 && replicas > 1) {
-        const auto gather = dp_collective(net::Collective::all_gather, stage_params * weight_b).time;
+        const auto gather = dp_collective(net::Collective::all_gather, stage_params * gather_b).time;
         if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
         if (par.overlap_contention) gather_contention = std::min(gather, slow_fwd) * compute::overlap_compute_slowdown;
     }
@@ -495,7 +498,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         if (replicas > 1 && bucket_bytes > 0) {
             const auto est = dp_collective(grad_op, bucket_bytes);
             comm = est.time;
-            if (par.zero >= 3) comm += dp_collective(net::Collective::all_gather, bucket_params * weight_b).time;
+            if (par.zero >= 3) comm += dp_collective(net::Collective::all_gather, bucket_params * gather_b).time;
             if (bucket_bytes >= largest_bucket) {
                 largest_bucket = bucket_bytes;
                 r.allreduce_busbw_gbps = est.busbw_gbps;
@@ -532,7 +535,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // bucket runs behind the next step's forward and only the excess is exposed.
     if ((par.zero == 1 || par.zero == 2) && replicas > 1) {
         // Only trained parameters change: LoRA's frozen weights are never gathered again.
-        units::Seconds gather = dp_collective(net::Collective::all_gather, stage_trainable * weight_b).time;
+        units::Seconds gather = dp_collective(net::Collective::all_gather, stage_trainable * gather_b).time;
         if (par.overlap_param_gather) gather = gather > slow_fwd ? gather - slow_fwd : units::Seconds{};
         plan.bucket_bwd.push_back(0);
         plan.bucket_comm.push_back(ns(gather));

@@ -273,13 +273,14 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     }
     Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages",
                  "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap",
-                 "overlap_contention", "gather_copy_out"});
+                 "overlap_contention", "gather_copy_out", "fp8_all_gather"});
     if (auto x = o.get("auto")) p.search = x->as_bool();
     if (auto x = o.get("overlap_grad_reduce")) p.overlap_grad_reduce = x->as_bool();
     if (auto x = o.get("overlap_param_gather")) p.overlap_param_gather = x->as_bool();
     if (auto x = o.get("tp_comm_overlap")) p.tp_comm_overlap = x->as_bool();
     if (auto x = o.get("overlap_contention")) p.overlap_contention = x->as_bool();
     if (auto x = o.get("gather_copy_out")) p.gather_copy_out = x->as_bool();
+    if (auto x = o.get("fp8_all_gather")) p.fp8_all_gather = x->as_bool();
     if (p.search) {
         for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages", "schedule"})
             if (o.has(key))

@@ -73,6 +73,10 @@ struct Parallelism {
     bool overlap_param_gather = false;  // ZeRO-1/3 parameter all-gathers prefetched behind compute
     bool tp_comm_overlap = false;       // tensor-parallel collectives overlapped with GEMMs
     bool gather_copy_out = false;       // ZeRO-3: each all-gather copied out on the compute stream (FSDP2)
+    // fp8 training: sharded parameters cast to fp8 before their all-gather, 1 byte each on the
+    // wire and in the gathered copy (torchao's enable_fsdp_float8_all_gather, Megatron-Core's
+    // --fp8-param-gather); off: gathered in 16 bits. No effect in other precisions.
+    bool fp8_all_gather = false;
     // Compute slows while a data-parallel collective runs beside it (NCCL's kernels take SMs
     // and memory bandwidth): compute::overlap_compute_slowdown. Off: overlap is free.
     bool overlap_contention = true;

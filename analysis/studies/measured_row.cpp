@@ -316,6 +316,9 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         }
     }
     if (row.number("zero")) d.set("workload.parallelism.zero", std::int64_t{int_cell(row, "zero")});
+    // torchao's float8 recipes gather fp8 casts of the shards when the run enables it
+    // (enable_fsdp_float8_all_gather); rows that name it say "float8 all-gather".
+    if (contains(row.at("notes"), "float8 all-gather")) d.set("workload.parallelism.fp8_all_gather", true);
 
     const int per_gpu = int_cell(row, "batch_per_gpu");
     const int global = int_cell(row, "global_batch") / replicas;

@@ -20,6 +20,19 @@ const char* gpt = R"({
   "pricing": {"usd_per_gpu_hour": 2.0},
   "lifecycle": {"checkpoint": {"interval_s": 3600, "write_gb_per_s": 10}}
 })";
+// GPT-3 1.3B under ZeRO-3 on one 8-GPU node, with overlap contention off so that the switch
+// under test shows alone; `extra` adds parallelism keys.
+std::pair<analysis::Scenario, analysis::StepPlan> zero3_plan(const std::string& framework, const std::string& precision,
+                                                              const std::string& gpu, const std::string& topology,
+                                                              const std::string& extra) {
+    const auto s = scenario(R"({"schema": 1, "name": "z3",
+      "workload": {"model": "gpt3-1.3b", "precision": ")" + precision + R"(", "framework": ")" + framework + R"(",
+                   "global_batch": 64, "micro_batch": 4, "tokens": 1e9,
+                   "parallelism": {"tp": 1, "pp": 1, "zero": 3, "overlap_contention": false)" + extra + R"(}},
+      "cluster": {"gpu": ")" + gpu + R"(", "gpus": 8, "topology": ")" + topology + R"("},
+      "pricing": {"usd_per_gpu_hour": 2.0}})");
+    return {s, analysis::plan_step(s, 8, analysis::cluster_network(s))};
+}
 }  // namespace
 
 TEST_CASE("stage balancing cuts layers into contiguous stages with the smallest largest stage") {
@@ -137,13 +150,7 @@ TEST_CASE("DeepSpeed's ZeRO-1 gathers the updated weights inside its optimizer s
 
 TEST_CASE("FSDP2 copies each gathered layer out of the gather buffer on the compute stream, forward and backward") {
     const auto plan = [](const std::string& framework, const std::string& extra) {
-        const auto s = scenario(R"({"schema": 1, "name": "f",
-          "workload": {"model": "gpt3-1.3b", "precision": "bf16", "framework": ")" + framework + R"(",
-                       "global_batch": 64, "micro_batch": 4, "tokens": 1e9,
-                       "parallelism": {"tp": 1, "pp": 1, "zero": 3, "overlap_contention": false)" + extra + R"(}},
-          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8, "topology": "dgx-a100"},
-          "pricing": {"usd_per_gpu_hour": 2.0}})");
-        return std::pair{s, analysis::plan_step(s, 8, analysis::cluster_network(s))};
+        return zero3_plan(framework, "bf16", "a100-sxm4-80gb", "dgx-a100", extra);
     };
     const auto [s, fsdp2] = plan("torchtitan", "");
     const auto without = plan("torchtitan", R"(, "gather_copy_out": false)").second;
@@ -163,6 +170,30 @@ TEST_CASE("FSDP2 copies each gathered layer out of the gather buffer on the comp
     const auto fsdp1 = plan("pytorch-fsdp", "").second;
     const auto fsdp1_copied = plan("pytorch-fsdp", R"(, "gather_copy_out": true)").second;
     CHECK(static_cast<double>(fsdp1_copied.training.micro_fwd_bwd - fsdp1.training.micro_fwd_bwd) == doctest::Approx(2e9 * fwd_copies).epsilon(1e-6));
+}
+
+TEST_CASE("an fp8 all-gather moves and copies one byte per parameter, and only in fp8 training") {
+    const auto plan = [](const std::string& precision, const std::string& extra) {
+        return zero3_plan("torchtitan", precision, "h100-sxm5-80gb", "dgx-h100", extra);
+    };
+    const auto [s, bf16] = plan("fp8", "");
+    const auto fp8 = plan("fp8", R"(, "fp8_all_gather": true)").second;
+    // Every bucket's backward gather carries half the bytes: its collectives take less time.
+    REQUIRE(fp8.training.bucket_comm.size() == bf16.training.bucket_comm.size());
+    for (std::size_t b = 0; b < fp8.training.bucket_comm.size(); ++b)
+        if (bf16.training.bucket_comm[b] > 0) CHECK(fp8.training.bucket_comm[b] < bf16.training.bucket_comm[b]);
+    // FSDP2's copy-out reads and writes 1 byte per parameter instead of 2, before forward and
+    // before backward: the micro-batch is shorter by 2 x 2 x (2 - 1) bytes per parameter at the
+    // streaming rate (the gathers stay hidden behind forward).
+    const compute::GpuModel gpu(*s.cluster.gpu, s.cluster.calibration);
+    double saved = 0;
+    for (const auto& l : bf16.step.layers) saved += (units::bytes(4.0 * l.params) / gpu.memory_rate()).value;
+    CHECK(fp8.training.micro_comm == bf16.training.micro_comm);
+    CHECK(static_cast<double>(bf16.training.micro_fwd_bwd - fp8.training.micro_fwd_bwd) == doctest::Approx(1e9 * saved).epsilon(1e-6));
+    // In bf16 training the switch changes nothing.
+    const auto plain = plan("bf16", "").second, asked = plan("bf16", R"(, "fp8_all_gather": true)").second;
+    CHECK(plain.training.micro_fwd_bwd == asked.training.micro_fwd_bwd);
+    CHECK(plain.training.bucket_comm == asked.training.bucket_comm);
 }
 
 TEST_CASE("an elastic job is planned at each of its GPU counts, without simulating") {
