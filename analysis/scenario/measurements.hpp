@@ -20,6 +20,16 @@ struct Scenario;
 enum class RowKind { gemm, copy, elementwise, attention, launch, step };
 const Registry<RowKind>& row_kind_registry();
 
+// How a published benchmark turns its run into the figure it reports, where that is not one
+// copy's steady-state rate.
+struct Harness {
+    int replicas = 1;  // independent copies of the scenario whose rates the row sums
+    // Scripts that report counted_steps x global batch over the wall time of a loop that ran
+    // run_steps steps and a one-time warm-up of warmup_s seconds; counted_steps 0: the figure
+    // is the steady-state rate.
+    double counted_steps = 0, run_steps = 0, warmup_s = 0;
+};
+
 struct CalibrationRow {
     std::string id;             // row id, or file:line
     std::string gpu;
@@ -34,7 +44,7 @@ struct CalibrationRow {
     // (1 / rate for throughputs and FLOP rates).
     std::shared_ptr<const Scenario> scenario;
     std::string metric;
-    int replicas = 1;           // independent copies of the scenario whose rates the row sums
+    Harness harness;            // how the row's figure was taken
     int micro_batch = 0, accumulation = 1;
     double measured_s = 0;      // seconds per GEMM / copy / kernel, or per sample for steps
 };

@@ -141,7 +141,7 @@ void add_training_rows(const std::vector<std::string>& files, const std::string&
                 row.kind = RowKind::step;
                 row.metric = r.at("metric");
                 row.scenario = std::make_shared<const Scenario>(compile_scenario(training_draft(r)));
-                row.replicas = independent_replicas(r);
+                row.harness = harness_of_row(r);
                 row.measured_s = seconds_per_unit(row.metric, *value);
                 rows.push_back(std::move(row));
             } catch (const RowSkip& k) {
@@ -164,7 +164,7 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
         // The row's scenario under the trial calibration: a copy differing only there.
         Scenario s = *row.scenario;
         s.cluster.calibration = c;
-        return seconds_per_unit(row.metric, training_metric(row.metric, s, run_scenario(s), row.replicas));
+        return seconds_per_unit(row.metric, training_metric(row.metric, s, run_scenario(s), row.harness));
     }
     switch (row.kind) {
         case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;

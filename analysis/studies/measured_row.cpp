@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <vector>
+
+#include "analysis/scenario/input_error.hpp"
 
 #include "models/compute/gpu.hpp"
 #include "models/data/pipeline.hpp"
@@ -187,6 +190,23 @@ void llm_shape(const CsvRow& row, const std::string& model, ScenarioDraft& d) {
 
 }  // namespace
 
+// DeepLearningExamples' run_squad.py as Lambda's benchmark runs it (--max_steps=100
+// --num_train_epochs=2.0, the command line of every log under pytorch/results and
+// pytorch/results_v2 of lambdal/deeplearning-benchmark, read 2026-12-06). The script times its
+// whole training loop, which breaks once global_step > max_steps, and reports
+// train_batch_size x max_steps x GPUs / time_to_train: a loop of max_steps + 1 steps, or of
+// two epochs when those are fewer, plus the one-time cost of its first steps.
+constexpr int lambda_squad_max_steps = 100;
+constexpr int lambda_squad_epochs = 2;
+// SQuAD v1.1 training features at max_seq_length 384, doc_stride 128 ("training_features :
+// 88641" in the same logs, bert-base and bert-large alike): each rank reads ceil(88641 / GPUs)
+// of them per epoch (DistributedSampler pads the ranks even), in batches of train_batch_size.
+constexpr int squad_v11_train_features_384 = 88641;
+// Warm-up of run_squad.py's first steps: fit_squad_warmup over
+// models/compute/measurements/lambda-squad-warmup.csv (1,329 runs of systems that give no row
+// of measured.csv, 2020-2025; tests/analysis/studies check that the fit still gives these).
+constexpr WarmupFit squad_warmup{0.588, 0.452};
+
 bool is_training_row(const CsvRow& row) {
     static constexpr std::string_view metrics[] = {"throughput_samples_per_s", "throughput_tokens_per_s", "iteration_s",
                                                    "time_to_train_s", "tflops_per_gpu", "mfu"};
@@ -369,9 +389,64 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     return d;
 }
 
-double training_metric(const std::string& metric, const Scenario& s, const Result& r, int replicas) {
-    if (metric == "throughput_samples_per_s") return r.throughput_samples_per_s * replicas;
-    if (metric == "throughput_tokens_per_s") return r.throughput_tokens_per_s * replicas;
+double squad_warmup_s(int gpus) {
+    return squad_warmup.base_s + squad_warmup.per_doubling_s * std::log2(static_cast<double>(std::max(gpus, 1)));
+}
+
+WarmupFit fit_squad_warmup(const std::string& file) {
+    const CsvTable t = read_csv(file);
+    std::vector<std::pair<int, double>> runs;
+    for (const auto& r : t.rows) {
+        const auto gpus = r.number("gpus");
+        const auto warmup = r.number("warmup_s");
+        if (!gpus || !(*gpus >= 1) || !warmup)
+            throw InputError(file, "line " + std::to_string(r.line), "expected columns gpus (>= 1) and warmup_s");
+        if (r.at("in_measured_csv") != "1") runs.emplace_back(static_cast<int>(*gpus), *warmup);
+    }
+    const auto median = [](std::vector<double> v) {
+        if (v.empty()) return 0.0;
+        const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+        std::nth_element(v.begin(), mid, v.end());
+        if (v.size() % 2) return *mid;
+        return (*mid + *std::max_element(v.begin(), mid)) / 2;
+    };
+    std::vector<double> single;
+    for (const auto& [g, w] : runs)
+        if (g == 1) single.push_back(w);
+    WarmupFit fit;
+    fit.base_s = median(single);
+    std::vector<double> slopes;
+    for (const auto& [g, w] : runs)
+        if (g > 1) slopes.push_back((w - fit.base_s) / std::log2(static_cast<double>(g)));
+    fit.per_doubling_s = median(slopes);
+    return fit;
+}
+
+Harness harness_of_row(const CsvRow& row) {
+    Harness h;
+    h.replicas = independent_replicas(row);
+    const bool squad = (row.at("model") == "bert-large" || row.at("model") == "bert-base") && int_cell(row, "seq_len") == 384;
+    if (lambda_benchmark(row) && squad && contains(row.at("notes"), "run_squad.py")) {
+        const int gpus = std::max(1, int_cell(row, "gpus"));
+        const int batch = int_cell(row, "batch_per_gpu");
+        if (batch > 0) {
+            const int per_rank = (squad_v11_train_features_384 + gpus - 1) / gpus;
+            const int per_epoch = (per_rank + batch - 1) / batch;
+            h.counted_steps = lambda_squad_max_steps;
+            h.run_steps = std::min(lambda_squad_max_steps + 1, lambda_squad_epochs * per_epoch);
+            h.warmup_s = squad_warmup_s(gpus);
+        }
+    }
+    return h;
+}
+
+double training_metric(const std::string& metric, const Scenario& s, const Result& r, const Harness& harness) {
+    // The share of the timed loop's rate the script reports (1 at steady state).
+    double reported = 1.0;
+    if (harness.counted_steps > 0 && r.iteration_s > 0)
+        reported = harness.counted_steps * r.iteration_s / (harness.run_steps * r.iteration_s + harness.warmup_s);
+    if (metric == "throughput_samples_per_s") return r.throughput_samples_per_s * harness.replicas * reported;
+    if (metric == "throughput_tokens_per_s") return r.throughput_tokens_per_s * harness.replicas * reported;
     if (metric == "iteration_s") return r.iteration_s;
     if (metric == "time_to_train_s") return r.time_to_train_s;
     // Megatron's 2021 TFLOP/s count the recomputed forward (data README, Caveats): hardware FLOPs.

@@ -9,6 +9,7 @@
 
 #include "analysis/scenario/csv.hpp"
 #include "analysis/run/run.hpp"
+#include "analysis/scenario/measurements.hpp"
 #include "analysis/scenario/scenario.hpp"
 
 namespace rentsim::analysis {
@@ -30,14 +31,32 @@ std::string framework_of_row(const CsvRow& row);
 // one model. The row's scenario is one copy (its GPUs and global batch divided by this).
 int independent_replicas(const CsvRow& row);
 
+// How the row's benchmark took its figure: independent_replicas, and for DeepLearningExamples'
+// run_squad.py under Lambda's benchmark (max_steps 100, 2 epochs) the steps it ran and counted
+// and the warm-up its timed loop holds (squad_warmup_s).
+Harness harness_of_row(const CsvRow& row);
+
+// One-time cost, in seconds, of the first steps of run_squad.py on `gpus` GPUs of one node:
+// base + per_doubling x log2(gpus), fitted by fit_squad_warmup.
+struct WarmupFit {
+    double base_s = 0;
+    double per_doubling_s = 0;
+};
+double squad_warmup_s(int gpus);
+// Fits WarmupFit to the runs of a lambda-squad-warmup.csv file (columns gpus, warmup_s,
+// in_measured_csv) that no row of measured.csv comes from: base is the median warm-up of the
+// one-GPU runs, per_doubling the median over the other runs of (warm-up - base) / log2(gpus).
+// Throws InputError naming the file and line of a malformed row.
+WarmupFit fit_squad_warmup(const std::string& file);
+
 // The scenario of a training row; throws RowSkip. `what_if` keys (dotted) are applied last,
 // for ablations.
 ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if = {});
 
 // A training row's metric (its `metric` column) read from a run of its scenario; throws
 // RowSkip for a metric the result does not hold.
-// `replicas` (independent_replicas) multiplies the rates; times and per-GPU figures are one
-// copy's.
-double training_metric(const std::string& metric, const Scenario& s, const Result& r, int replicas = 1);
+// `harness.replicas` multiplies the rates; times and per-GPU figures are one copy's. A harness
+// with counted steps scales the rates by counted x step / (run x step + warm-up).
+double training_metric(const std::string& metric, const Scenario& s, const Result& r, const Harness& harness = {});
 
 }  // namespace rentsim::analysis

@@ -42,7 +42,7 @@ TrainingPrediction training_prediction(const CsvRow& row, const Overrides& what_
     try {
         const Scenario s = compile_scenario(training_draft(row, what_if));
         const Result r = run_scenario(s);
-        return {training_metric(row.at("metric"), s, r, independent_replicas(row)), r.fits};
+        return {training_metric(row.at("metric"), s, r, harness_of_row(row)), r.fits};
     } catch (const RowSkip& k) {
         throw Skip{k.reason};
     }

@@ -102,6 +102,64 @@ TEST_CASE("Lambda's benchmark: Transformer-XL trains a model per GPU, and NCCL r
     CHECK(scenario("LAM-013").cluster.topology.peer_to_peer);
 }
 
+TEST_CASE("Lambda's SQuAD figures count 100 steps over a timed loop of up to 101 and its warm-up") {
+    const auto table = analysis::read_csv(measured);
+    const auto harness = [&](const std::string& id) {
+        for (const auto& r : table.rows)
+            if (r.at("id") == id) return analysis::harness_of_row(r);
+        throw std::runtime_error("no row " + id);
+    };
+    // 8 x H200 NVL, BERT-base at 592 per GPU: ceil(ceil(88641 / 8) / 592) = 19 steps an epoch,
+    // two epochs end the loop after 38 steps, the script still counts 100.
+    const auto h200 = harness("LMB-313");
+    CHECK(h200.counted_steps == 100);
+    CHECK(h200.run_steps == 38);
+    CHECK(h200.warmup_s == doctest::Approx(0.588 + 0.452 * 3));
+    // 2 x V100, BERT-large at 8 per GPU: 5,541 steps an epoch; the loop breaks after 101.
+    const auto v100 = harness("LMB-014");
+    CHECK(v100.run_steps == 101);
+    CHECK(v100.warmup_s == doctest::Approx(0.588 + 0.452));
+    // The one-GPU run: the base warm-up alone.
+    CHECK(harness("LMB-004").warmup_s == doctest::Approx(0.588));
+    // Other scripts report their steady rate: NVIDIA's own SQuAD table, Lambda's ResNet-50.
+    CHECK(harness("DLE-053").counted_steps == 0);
+    CHECK(harness("LMB-101").counted_steps == 0);
+
+    // The rate reported: 100 x step / (38 x step + warm-up) of the steady rate, by hand.
+    analysis::Scenario s = row_scenario("LMB-313");
+    analysis::Result r;
+    r.iteration_s = 0.6;
+    r.throughput_samples_per_s = 4736 / 0.6;
+    CHECK(analysis::training_metric("throughput_samples_per_s", s, r, h200) ==
+          doctest::Approx(4736 * 100 / (38 * 0.6 + 0.588 + 0.452 * 3)));
+    CHECK(analysis::training_metric("throughput_samples_per_s", s, r) == doctest::Approx(4736 / 0.6));
+}
+
+TEST_CASE("the SQuAD warm-up constants are the fit of the Lambda logs they cite") {
+    const auto fit = analysis::fit_squad_warmup(std::string(RENTSIM_SOURCE_DIR) +
+                                                "/models/compute/measurements/lambda-squad-warmup.csv");
+    CHECK(fit.base_s == doctest::Approx(0.588).epsilon(0.001));
+    CHECK(fit.per_doubling_s == doctest::Approx(0.452).epsilon(0.002));
+    CHECK(analysis::squad_warmup_s(1) == doctest::Approx(fit.base_s).epsilon(0.001));
+    CHECK(analysis::squad_warmup_s(8) == doctest::Approx(fit.base_s + 3 * fit.per_doubling_s).epsilon(0.002));
+}
+
+TEST_CASE("a warm-up file with a row that is not a number is refused with its line") {
+    const auto dir = std::filesystem::temp_directory_path() / ("rentsim_warmup_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = (dir / "bad.csv").string();
+    std::ofstream(file) << "gpus,warmup_s,in_measured_csv\n1,0.5,0\n2,soon,0\n";
+    try {
+        (void)analysis::fit_squad_warmup(file);
+        FAIL("expected an InputError");
+    } catch (const std::exception& e) {
+        const std::string what = e.what();
+        CHECK(what.find("bad.csv") != std::string::npos);
+        CHECK(what.find("line 3") != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("DeepLearningExamples' SQuAD script updates with BertAdam in fp32 and TF32, apex FusedAdam in fp16") {
     const auto kernel = [](const std::string& id) { return row_scenario(id).workload.optimizer_kernel; };
     CHECK(kernel("LMB-104") == compute::OptimizerKernel::for_loop);  // Lambda, A100, TF32
