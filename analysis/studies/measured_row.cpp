@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "analysis/scenario/input_error.hpp"
-
 #include "models/compute/gpu.hpp"
 #include "models/data/pipeline.hpp"
 #include "models/workloads/zoo.hpp"
@@ -137,6 +136,12 @@ int int_cell(const CsvRow& row, const std::string& col) {
     if (!(std::abs(*v) <= 2147483647.0) || *v != std::floor(*v))
         throw RowSkip{"column '" + col + "' is not a whole number in range: " + row.at(col).substr(0, 32)};
     return static_cast<int>(*v);
+}
+
+// BERT fine-tuned on SQuAD: the rows at sequence length 384 (SQuAD's default; pretraining
+// runs at 128 and 512).
+bool squad_row(const CsvRow& row) {
+    return (row.at("model") == "bert-large" || row.at("model") == "bert-base") && int_cell(row, "seq_len") == 384;
 }
 
 // The cluster of a published system: the presets of DGX-1, DGX A100, DGX H100 and HGX H200;
@@ -270,7 +275,7 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         d.set("workload.model", model);
     } else if (bert) {
         if (seq_len == 0) throw RowSkip{"two-phase BERT pretraining (seq 128, then 512) is not one scenario"};
-        squad = seq_len == 384;
+        squad = squad_row(row);
         d.set("workload.model", model).set("workload.seq_len", std::int64_t{seq_len});
         d.set("workload.task", std::string(squad ? "squad" : "pretraining"));
         // Wikipedia pretraining samples at 512 tokens are more than half padding (Krell et al.
@@ -425,8 +430,7 @@ WarmupFit fit_squad_warmup(const std::string& file) {
 Harness harness_of_row(const CsvRow& row) {
     Harness h;
     h.replicas = independent_replicas(row);
-    const bool squad = (row.at("model") == "bert-large" || row.at("model") == "bert-base") && int_cell(row, "seq_len") == 384;
-    if (lambda_benchmark(row) && squad && contains(row.at("notes"), "run_squad.py")) {
+    if (lambda_benchmark(row) && squad_row(row) && contains(row.at("notes"), "run_squad.py")) {
         const int gpus = std::max(1, int_cell(row, "gpus"));
         const int batch = int_cell(row, "batch_per_gpu");
         if (batch > 0) {
