@@ -386,14 +386,14 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         bwd[i] += b;
         tp_comm[i] += f + b;
     }
-    // FSDP2 (compute::Framework::gather_copy_out): each layer's gather before its forward and
-    // again before its backward is copied out of the gather buffer on the compute stream, one
-    // kernel reading and writing the layer's gathered 16-bit weights, every micro-batch.
     // Bytes per parameter of a ZeRO parameter gather: the training copy's width (2 in mixed
     // precision, 4 in fp32), 1 where fp8 training gathers fp8 casts of the shards.
     const double gather_b = par.fp8_all_gather && w.precision == compute::Precision::fp8 ? 1.0
                             : compute::is_mixed(w.precision)                               ? 2.0
                                                                                            : 4.0;
+    // FSDP2 (compute::Framework::gather_copy_out): each layer's gather before its forward and
+    // again before its backward is copied out of the gather buffer on the compute stream, one
+    // kernel reading and writing the layer's gathered weights, every micro-batch.
     units::Seconds copy_out_total{};
     if (par.zero >= 3 && par.gather_copy_out && replicas > 1) {
         for (std::size_t i = 0; i < n_layers; ++i) {
