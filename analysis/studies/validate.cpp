@@ -133,6 +133,16 @@ std::map<std::string, net::ValidationRow> network_predictions(const std::string&
 
 }  // namespace
 
+namespace {
+
+// The median of sorted, non-empty values (the mean of the middle two of an even count).
+double median_of_sorted(const std::vector<double>& e) {
+    const std::size_t h = e.size() / 2;
+    return e.size() % 2 ? e[h] : 0.5 * (e[h - 1] + e[h]);
+}
+
+}  // namespace
+
 ErrorStats error_stats(std::vector<double> e) {
     ErrorStats s;
     s.n = static_cast<int>(e.size());
@@ -141,13 +151,16 @@ ErrorStats error_stats(std::vector<double> e) {
     double sum = 0;
     for (double x : e) sum += x;
     s.mean_abs_error = sum / static_cast<double>(e.size());
-    const std::size_t h = e.size() / 2;
-    s.median_abs_error = e.size() % 2 ? e[h] : 0.5 * (e[h - 1] + e[h]);
+    s.median_abs_error = median_of_sorted(e);
     s.max_abs_error = e.back();
     // Nearest rank: the smallest error at least 90% of the rows do not exceed.
     const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(e.size())));
     s.p90_abs_error = e[std::max<std::size_t>(rank, 1) - 1];
     return s;
+}
+
+std::string_view scale_group(int gpus) {
+    return gpus <= 1 ? scale_groups[0] : gpus <= 8 ? scale_groups[1] : gpus <= 64 ? scale_groups[2] : scale_groups[3];
 }
 
 namespace {
@@ -171,6 +184,8 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
     ValidationReport rep;
     // group kind -> group -> role -> |errors| of scored rows
     std::map<std::string, std::map<std::string, std::map<std::string, std::vector<double>>>> errors;
+    // GPU-count group -> role -> signed errors of the predicted rate (training rows)
+    std::map<std::string, std::map<std::string, std::vector<double>>> rate_errors;
     for (const CsvRow& row : table.rows) {
         ValidationRow v;
         v.id = row.at("id");
@@ -190,6 +205,7 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
                 v.predicted = t.value;
                 v.fits = t.fits;
                 v.kind = row.at("model");
+                v.gpus = static_cast<int>(row.number("gpus").value_or(1));
             } else if (spec_metrics.contains(v.metric)) {
                 v.predicted = spec_prediction(row);
                 v.kind = "spec";
@@ -224,6 +240,12 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
                 errors["category"][v.category][v.role].push_back(e);
                 errors["category"]["all"][v.role].push_back(e);
                 if (!v.gpu.empty()) errors["family"][gpu_family(v.gpu)][v.role].push_back(e);
+                if (v.gpus > 0) {
+                    const std::string group(scale_group(v.gpus));
+                    errors["scale"][group][v.role].push_back(e);
+                    const bool time = v.metric == "iteration_s" || v.metric == "time_to_train_s";
+                    rate_errors[group][v.role].push_back(time ? 1.0 / (1.0 + v.error) - 1.0 : v.error);
+                }
             }
             errors["trust"][v.trust][v.role].push_back(std::abs(v.error));
         } catch (const Skip& s) {
@@ -242,9 +264,17 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
     for (auto& [kind, groups] : errors)
         for (auto& [group, roles] : groups)
             for (auto& [role, e] : roles) {
-                auto& target = kind == "category" ? rep.summary : kind == "family" ? rep.by_family : rep.by_trust;
+                auto& target = kind == "category" ? rep.summary
+                               : kind == "family" ? rep.by_family
+                               : kind == "scale"  ? rep.by_scale
+                                                  : rep.by_trust;
                 target[group][role] = error_stats(std::move(e));
             }
+    for (auto& [group, roles] : rate_errors)
+        for (auto& [role, e] : roles) {
+            std::sort(e.begin(), e.end());
+            rep.scale_rate_bias[group][role] = median_of_sorted(e);
+        }
     for (const auto& v : rep.rows) {
         if (v.role != "check" || !scored(v)) continue;
         ++rep.check_rows;
@@ -261,6 +291,17 @@ struct Ablation {
     std::string_view mechanism;
     Overrides keys;
 };
+
+// The GPU-count groups of a report in scale_groups' order (not the map's): f(group, role,
+// statistics, rate bias).
+template <class F>
+void for_each_scale(const ValidationReport& rep, F&& f) {
+    for (const auto group : scale_groups) {
+        const auto it = rep.by_scale.find(std::string(group));
+        if (it == rep.by_scale.end()) continue;
+        for (const auto& [role, st] : it->second) f(group, role, st, rep.scale_rate_bias.at(it->first).at(role));
+    }
+}
 
 std::vector<Ablation> ablations() {
     return {{"FlashAttention (unfused attention everywhere)", {{"workload.attention", std::string("unfused")}}},
@@ -297,6 +338,13 @@ std::string validation_markdown(const ValidationReport& rep) {
     };
     table("category", rep.summary);
     table("GPU family", rep.by_family);
+    o += "| GPUs (training rows) | role | rows | median | mean | p90 | max | rate bias |\n|---|---|---|---|---|---|---|---|\n";
+    for_each_scale(rep, [&](std::string_view group, const std::string& role, const ErrorStats& st, double bias) {
+        o += fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% | {:+.1f}% |\n", group, role, st.n,
+                         st.median_abs_error * 100, st.mean_abs_error * 100, st.p90_abs_error * 100,
+                         st.max_abs_error * 100, bias * 100);
+    });
+    o += "\n";
     return o;
 }
 
@@ -368,6 +416,14 @@ std::string validation_text(const ValidationReport& rep) {
     table("category", rep.summary);
     table("gpu family", rep.by_family);
     table("trust (all scored)", rep.by_trust);
+    o += fmt::format("{:<20} {:<9} {:>4} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "gpus (training)", "role", "n", "mean |e|",
+                     "median |e|", "p90 |e|", "max |e|", "rate bias");
+    for_each_scale(rep, [&](std::string_view group, const std::string& role, const ErrorStats& s, double bias) {
+        o += fmt::format("{:<20} {:<9} {:>4} {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>+9.1f}%\n", group, role, s.n,
+                         s.mean_abs_error * 100, s.median_abs_error * 100, s.p90_abs_error * 100, s.max_abs_error * 100,
+                         bias * 100);
+    });
+    o += "\n";
     return o;
 }
 
@@ -406,6 +462,9 @@ std::string validation_json(const ValidationReport& rep) {
     j["summary"] = summary(rep.summary);
     j["by_family"] = summary(rep.by_family);
     j["by_trust"] = summary(rep.by_trust);
+    j["by_scale"] = summary(rep.by_scale);
+    for (const auto& [group, roles] : rep.scale_rate_bias)
+        for (const auto& [role, bias] : roles) j["by_scale"][group][role]["median_rate_error"] = bias;
     j["check"] = {{"rows", rep.check_rows}, {"predicted", rep.check_predicted}, {"misfits", rep.check_misfits}};
     return j.dump(2) + "\n";
 }

@@ -6,8 +6,10 @@
 // be predicted is kept, with the reason it was skipped.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/scenario/scenario.hpp"
@@ -22,6 +24,7 @@ struct ValidationRow {
     double measured = 0;
     double predicted = 0;
     double error = 0;        // predicted / measured - 1 (signed fraction)
+    int gpus = 0;            // training rows: GPUs of the run (the row's gpus column); 0 otherwise
     bool fits = true;        // training rows: the memory model says the run fits its GPUs
     std::string skipped;     // empty when predicted; otherwise the reason
 };
@@ -42,6 +45,11 @@ struct ValidationReport {
     ErrorSummary summary;
     ErrorSummary by_family;           // GPU architecture family (GpuSpec::family) -> role -> stats
     ErrorSummary by_trust;            // trust level -> role -> stats
+    // Training rows by the run's GPU count (scale_groups) -> role -> stats, and the median
+    // signed error of the predicted rate, predicted / measured - 1 for rates and measured /
+    // predicted - 1 for times: positive where the model is faster than the measurement.
+    ErrorSummary by_scale;
+    std::map<std::string, std::map<std::string, double>> scale_rate_bias;
     int check_rows = 0;               // scored check rows
     int check_predicted = 0;          // of which predicted
     int check_misfits = 0;            // of which the memory model says would not fit
@@ -50,12 +58,17 @@ struct ValidationReport {
 
 ErrorStats error_stats(std::vector<double> abs_errors);
 
+// The GPU-count groups of ValidationReport::by_scale, in order: one GPU, one 8-GPU server,
+// up to 64 GPUs, more.
+inline constexpr std::array<std::string_view, 4> scale_groups{"1 GPU", "2-8 GPUs", "9-64 GPUs", "65+ GPUs"};
+std::string_view scale_group(int gpus);
+
 // Throws InputError naming the file and line on unreadable input.
 // `what_if` keys (dotted scenario keys) are applied to every training row: ablations.
 ValidationReport validate_file(const std::string& path, const Overrides& what_if = {});
 
-// The README's validation tables: check rows predicted, then errors by category and by GPU
-// family (trust high and medium).
+// The README's validation tables: check rows predicted, then errors by category, by GPU
+// family and by GPU count (trust high and medium).
 std::string validation_markdown(const ValidationReport& report);
 
 // The README's ablation table: the check rows' error (trust high and medium, training rows)

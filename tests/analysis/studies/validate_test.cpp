@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -235,4 +237,58 @@ TEST_CASE("measurement rows with absurd shapes are skipped with their reasons, n
     CHECK(rep.rows[1].skipped.starts_with("column 'micro_batch' is not a whole number in range"));
     CHECK(rep.rows[2].skipped == "expected at most 4096 layers, got 1000000000");
     CHECK(rep.rows[3].skipped.starts_with("column 'value': expected a finite number, got '9999"));
+}
+
+TEST_CASE("training rows are grouped by GPU count, with the signed error of the predicted rate") {
+    CHECK(analysis::scale_group(1) == "1 GPU");
+    CHECK(analysis::scale_group(2) == "2-8 GPUs");
+    CHECK(analysis::scale_group(8) == "2-8 GPUs");
+    CHECK(analysis::scale_group(9) == "9-64 GPUs");
+    CHECK(analysis::scale_group(64) == "9-64 GPUs");
+    CHECK(analysis::scale_group(65) == "65+ GPUs");
+
+    // Four rows of measured.csv whose measured values are rewritten from their predictions:
+    // the 512-GPU throughput at predicted / 1.25 (the model 25% faster), the 8-GPU time to
+    // train at predicted / 1.25 (the model's time 25% longer: its rate 20% lower).
+    const std::map<std::string, double> scale{{"LFO-016", 1 / 1.25}, {"MLP-001", 1 / 1.25}, {"LFO-052", 1.0}, {"DLE-002", 1.0}};
+    const auto table = analysis::read_csv(measured);
+    const auto base = analysis::validate_file(measured);
+    std::map<std::string, double> predicted;
+    for (const auto& v : base.rows)
+        if (scale.contains(v.id)) predicted[v.id] = v.predicted;
+    REQUIRE(predicted.size() == 4);
+    namespace fs = std::filesystem;
+    const fs::path file = fs::temp_directory_path() / ("rentsim-scale-rows-" + std::to_string(::getpid()) + ".csv");
+    {
+        std::ofstream out(file);
+        const auto quoted = [](const std::string& cell) {
+            std::string q = "\"";
+            for (char c : cell) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+            return q + "\"";
+        };
+        for (std::size_t i = 0; i < table.header.size(); ++i) out << (i ? "," : "") << table.header[i];
+        out << "\n";
+        for (const auto& r : table.rows) {
+            if (!scale.contains(r.at("id"))) continue;
+            for (std::size_t i = 0; i < table.header.size(); ++i) {
+                const std::string& col = table.header[i];
+                const std::string cell = col == "value" ? fmt::format("{:.17g}", predicted.at(r.at("id")) * scale.at(r.at("id")))
+                                                        : r.at(col);
+                out << (i ? "," : "") << quoted(cell);
+            }
+            out << "\n";
+        }
+    }
+    const auto rep = analysis::validate_file(file.string());
+    fs::remove(file);
+    REQUIRE(rep.rows.size() == 4);
+    CHECK(rep.by_scale.at("65+ GPUs").at("check").n == 1);
+    CHECK(rep.by_scale.at("65+ GPUs").at("check").median_abs_error == doctest::Approx(0.25));
+    CHECK(rep.scale_rate_bias.at("65+ GPUs").at("check") == doctest::Approx(0.25));
+    CHECK(rep.by_scale.at("2-8 GPUs").at("check").median_abs_error == doctest::Approx(0.25));
+    CHECK(rep.scale_rate_bias.at("2-8 GPUs").at("check") == doctest::Approx(-0.2));
+    CHECK(rep.by_scale.at("9-64 GPUs").at("check").median_abs_error == doctest::Approx(0.0).epsilon(1e-9));
+    CHECK(rep.by_scale.at("1 GPU").at("calibrate").n == 1);
+    CHECK(analysis::validation_text(rep).find("2-8 GPUs             check        1      25.0%      25.0%      25.0%      25.0%     -20.0%") !=
+          std::string::npos);
 }
