@@ -131,10 +131,6 @@ std::map<std::string, net::ValidationRow> network_predictions(const std::string&
     return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The median of sorted, non-empty values (the mean of the middle two of an even count).
 double median_of_sorted(const std::vector<double>& e) {
     const std::size_t h = e.size() / 2;
@@ -188,6 +184,7 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
     std::map<std::string, std::map<std::string, std::vector<double>>> rate_errors;
     for (const CsvRow& row : table.rows) {
         ValidationRow v;
+        int gpus = 0;  // training rows: GPUs of the run; 0 otherwise
         v.id = row.at("id");
         v.category = row.at("category");
         v.role = row.at("role");
@@ -205,7 +202,7 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
                 v.predicted = t.value;
                 v.fits = t.fits;
                 v.kind = row.at("model");
-                v.gpus = static_cast<int>(row.number("gpus").value_or(1));
+                gpus = static_cast<int>(row.number("gpus").value_or(1));
             } else if (spec_metrics.contains(v.metric)) {
                 v.predicted = spec_prediction(row);
                 v.kind = "spec";
@@ -240,8 +237,8 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
                 errors["category"][v.category][v.role].push_back(e);
                 errors["category"]["all"][v.role].push_back(e);
                 if (!v.gpu.empty()) errors["family"][gpu_family(v.gpu)][v.role].push_back(e);
-                if (v.gpus > 0) {
-                    const std::string group(scale_group(v.gpus));
+                if (gpus > 0) {
+                    const std::string group(scale_group(gpus));
                     errors["scale"][group][v.role].push_back(e);
                     const bool time = v.metric == "iteration_s" || v.metric == "time_to_train_s";
                     rate_errors[group][v.role].push_back(time ? 1.0 / (1.0 + v.error) - 1.0 : v.error);

@@ -24,7 +24,6 @@ struct ValidationRow {
     double measured = 0;
     double predicted = 0;
     double error = 0;        // predicted / measured - 1 (signed fraction)
-    int gpus = 0;            // training rows: GPUs of the run (the row's gpus column); 0 otherwise
     bool fits = true;        // training rows: the memory model says the run fits its GPUs
     std::string skipped;     // empty when predicted; otherwise the reason
 };
