@@ -431,6 +431,20 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
 
 namespace {
 
+// What a written layout that does not fit could become: the layout the search would run for
+// the same GPUs and batch (`"parallelism": "auto"`), or, when no layout of these GPUs fits,
+// the search's smallest change. Empty where the search does not apply (an RL run, a replayed
+// trace, an elastic schedule: each needs its written layout).
+std::string written_layout_hint(const Scenario& s, const net::Network& network) {
+    const auto& w = s.workload;
+    if (w.rl.enabled || !w.trace.empty() || !s.elastic.schedule.empty()) return {};
+    const LayoutSearchResult search = search_scenario_layout(s, network);
+    if (search.best)
+        return fmt::format("\"parallelism\": \"auto\" fits {}, {:.1f} GiB", describe(search.best->layout),
+                           search.best->eval.memory_gib);
+    return search.smallest_change.empty() ? std::string() : "no layout of these GPUs fits: " + search.smallest_change;
+}
+
 Result run_one(const Scenario& s, const net::Network& network, const RunOptions& options) {
     Result r = identity(s);
     std::optional<Layout> searched;
@@ -516,7 +530,10 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     r.fingerprint = tl.fingerprint;
     // Staging happens on the rented instances before training starts: the lifecycle bills it.
     r.staging_s = p.input.staging.value;
-    if (!r.fits) return r;
+    if (!r.fits) {
+        if (!w.parallelism.search) r.note = written_layout_hint(s, network);
+        return r;
+    }
 
     // The lifecycle: the steady steps' work, and each elastic phase's speed from its own step.
     LifecyclePlan lifecycle = job.lifecycle;

@@ -191,6 +191,8 @@ LayoutSearchResult search_scenario_layout(const Scenario& s, const net::Network&
 // scenario has been checked; a layout that does not fit is a result with `fits` false. A
 // searched layout is chosen first (search_scenario_layout); when none fits, the result does
 // not fit and its `note` names the smallest change, its figures those of the closest misfit.
+// A written layout that does not fit keeps its own figures, and its `note` names the layout
+// the search would run on the same GPUs (or, when none fits, the smallest change).
 Result run_scenario(const Scenario& s, const RunOptions& options = {});
 // Result::status from its fit and lifecycle figures (run_scenario sets it).
 std::string run_status(const Result& r);

@@ -7,6 +7,8 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "analysis/plan/plan.hpp"
 #include "analysis/run/run.hpp"
 #include "analysis/run/sweep.hpp"
@@ -78,6 +80,44 @@ TEST_CASE("a model that fits no layout of 8 GPUs does not fit and the note names
     CHECK(r.memory_per_gpu_gib > 80.0);  // the closest misfit's
     CAPTURE(r.note);
     CHECK(std::regex_search(r.note, std::regex("use [0-9]+ GPUs")));
+}
+
+namespace {
+// The Llama pretraining above with micro-batch 1 and the given `parallelism` value.
+std::string llama_mb1(const std::string& parallelism, const std::string& model, int gpus) {
+    std::string text = llama(parallelism, model, gpus);
+    text.replace(text.find(R"("global_batch": 512,)"), 20, R"("global_batch": 512, "micro_batch": 1,)");
+    return text;
+}
+}  // namespace
+
+TEST_CASE("a written layout that does not fit names the layout the search would run instead") {
+    // Llama 3 8B with plain data parallelism on 8 H100: every GPU holds the whole model's
+    // weights, gradients and Adam state (16 bytes per parameter, over 110 GiB).
+    const auto written = analysis::run_scenario(scenario(llama_mb1(R"({"tp": 1, "pp": 1})", "llama3-8b", 8)));
+    REQUIRE_FALSE(written.fits);
+    CHECK_FALSE(written.layout.searched);
+    CHECK(written.memory_per_gpu_gib > 80.0);
+    const auto searched = analysis::run_scenario(scenario(llama_mb1(R"("auto")", "llama3-8b", 8)));
+    REQUIRE(searched.fits);
+    CHECK(written.note == fmt::format("\"parallelism\": \"auto\" fits {}, {:.1f} GiB", searched.layout.chosen,
+                                      searched.memory_per_gpu_gib));
+}
+
+TEST_CASE("a written layout of a model that fits no layout of its GPUs names the smallest change") {
+    const auto r = analysis::run_scenario(scenario(llama_mb1(R"({"tp": 8, "pp": 1})", "llama3.1-405b", 8)));
+    REQUIRE_FALSE(r.fits);
+    const auto searched = analysis::run_scenario(scenario(llama_mb1(R"("auto")", "llama3.1-405b", 8)));
+    REQUIRE_FALSE(searched.fits);
+    CHECK(r.note == "no layout of these GPUs fits: " + searched.note);
+    CHECK(std::regex_search(r.note, std::regex("use [0-9]+ GPUs")));
+}
+
+TEST_CASE("a written layout that fits has no note") {
+    const auto r = analysis::run_scenario(
+        scenario(llama_mb1(R"({"tp": 1, "pp": 1, "zero": 3, "recompute": "full"})", "llama3-8b", 8)));
+    REQUIRE(r.fits);
+    CHECK(r.note.empty());
 }
 
 TEST_CASE("auto on ResNet-50 searches data-parallel layouts only") {
