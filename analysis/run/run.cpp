@@ -531,7 +531,7 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     // Staging happens on the rented instances before training starts: the lifecycle bills it.
     r.staging_s = p.input.staging.value;
     if (!r.fits) {
-        if (!w.parallelism.search) r.note = written_layout_hint(s, network);
+        if (!w.parallelism.search && options.suggest_layout) r.note = written_layout_hint(s, network);
         return r;
     }
 

@@ -178,7 +178,16 @@ inline constexpr double max_interruptions = 1e7;
 struct RunOptions {
     int replications = 0;                  // 0: one run with the seed
     std::optional<std::uint64_t> seed;     // none: the scenario's
+    // A written layout that does not fit: search the layouts of its GPUs to name one that
+    // does (one layout search per such run). Off where only the figures are read.
+    bool suggest_layout = true;
 };
+// The options of runs whose figures alone are read (validation, calibration).
+inline RunOptions figures_only() {
+    RunOptions o;
+    o.suggest_layout = false;
+    return o;
+}
 
 // The layout search of a scenario whose `parallelism` is searched, at the cluster's size on
 // its network: every candidate is planned (plan_step with the candidate) and its step timed

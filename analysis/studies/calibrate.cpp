@@ -164,7 +164,7 @@ double predict(const CalibrationRow& row, compute::Calibration c) {
         // The row's scenario under the trial calibration: a copy differing only there.
         Scenario s = *row.scenario;
         s.cluster.calibration = c;
-        return seconds_per_unit(row.metric, training_metric(row.metric, s, run_scenario(s), row.harness));
+        return seconds_per_unit(row.metric, training_metric(row.metric, s, run_scenario(s, figures_only()), row.harness));
     }
     switch (row.kind) {
         case RowKind::gemm: return gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;

@@ -41,7 +41,7 @@ struct TrainingPrediction {
 TrainingPrediction training_prediction(const CsvRow& row, const Overrides& what_if) {
     try {
         const Scenario s = compile_scenario(training_draft(row, what_if));
-        const Result r = run_scenario(s);
+        const Result r = run_scenario(s, figures_only());
         return {training_metric(row.at("metric"), s, r, harness_of_row(row)), r.fits};
     } catch (const RowSkip& k) {
         throw Skip{k.reason};
