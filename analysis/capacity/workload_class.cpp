@@ -100,7 +100,8 @@ StepTime run_step(const analysis::ScenarioDraft& draft) {
     StepTime t;
     try {
         const analysis::Scenario s = analysis::compile_scenario(draft);
-        const analysis::Result r = analysis::run_scenario(s);
+        // The step time alone is read: a misfit's note is the search's when the class searched.
+        const analysis::Result r = analysis::run_scenario(s, analysis::figures_only());
         if (!r.fits) {
             t.problem = r.note.empty() ? fmt::format("does not fit: {:.1f} GiB per GPU of {:.1f}", r.memory_per_gpu_gib,
                                                      r.memory_available_gib)
