@@ -115,6 +115,8 @@ int cited_log_date(const std::string& text) {
 
 bool lambda_benchmark(const CsvRow& row) { return contains(row.at("framework"), "Lambda"); }
 
+constexpr int last_ngc_with_pytorch_1 = 2212;  // YYMM
+
 // The NGC PyTorch container release a row names as "PyTorch NGC YY.MM", as YYMM; 0 when none.
 int ngc_pytorch_release(const std::string& framework) {
     const std::string tag = "PyTorch NGC ";
@@ -126,6 +128,23 @@ int ngc_pytorch_release(const std::string& framework) {
         !std::isdigit(static_cast<unsigned char>(v[4])))
         return 0;
     return std::stoi(v.substr(0, 2)) * 100 + std::stoi(v.substr(3, 2));
+}
+
+// torch.optim's optimizers run one set of kernels per parameter tensor unless told otherwise
+// until PyTorch 2.0, which defaults them to the multi-tensor (foreach) path on CUDA
+// (pytorch/pytorch PR #92306, 2023-01-17, and #95862, 2023-03-02, which made the default reach
+// nn.Parameters; read 2026-12-07). The release is read from the row's "PyTorch X.Y" or from
+// its NGC container: every release up to 22.12 ships a PyTorch 1.x. Neither: the current one.
+std::string torch_optim_kernel(const std::string& framework) {
+    const std::string tag = "PyTorch ";
+    for (auto at = framework.find(tag); at != std::string::npos; at = framework.find(tag, at + 1)) {
+        const std::size_t v = at + tag.size();
+        if (v + 1 < framework.size() && std::isdigit(static_cast<unsigned char>(framework[v])) && framework[v + 1] == '.')
+            return framework[v] == '1' ? "for-loop" : "foreach";
+    }
+    const int ngc = ngc_pytorch_release(framework);
+    if (ngc > 0 && ngc <= last_ngc_with_pytorch_1) return "for-loop";
+    return "foreach";
 }
 
 // A count from the row; a cell that is not a whole number within int range refuses the row
@@ -273,6 +292,10 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
     const bool txl = model.starts_with("transformer-xl");
     if (vision) {
         d.set("workload.model", model);
+        // DeepLearningExamples' image classification (and Lambda's fork) builds torch.optim.SGD
+        // with no implementation argument (image_classification/optimizers.py).
+        if (framework == "nvidia-dle" || lambda_benchmark(row))
+            d.set("workload.optimizer_kernel", torch_optim_kernel(row.at("framework")));
     } else if (bert) {
         if (seq_len == 0) throw RowSkip{"two-phase BERT pretraining (seq 128, then 512) is not one scenario"};
         squad = squad_row(row);
@@ -311,6 +334,13 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         // Its script passes `--fp16` and no `--amp`, so train.py's defaults hold: apex AMP at
         // O2 (`amp='apex', apex_amp_opt_level='O2'`, "patch_torch_functions: False" in the
         // same logs), a model cast to fp16 whose log_softmax runs on fp16 logits.
+        // train.py's `--optim` defaults to 'jitlamb' (so do wt103_base.yaml and
+        // wt103_large.yaml): lamb.py's JITLamb, a TorchScript function called once per
+        // parameter tensor. Lambda's logs print optim='jitlamb' for the base model and
+        // optim='adam' for the large one: torch.optim.Adam as its release runs it. The model
+        // has no LAMB; it prices JITLamb's per-parameter kernels as the for-loop Adam's.
+        const bool torch_adam = lambda_benchmark(row) && name == "transformer-xl";
+        d.set("workload.optimizer_kernel", torch_adam ? torch_optim_kernel(row.at("framework")) : std::string("for-loop"));
         if (contains(row.at("framework"), "Lambda")) {
             d.set("workload.softmax", std::string("full"));
             d.set("workload.loss_kernel", std::string("eager"));

@@ -151,11 +151,14 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
         CHECK(r.throughput_samples_per_s >= last);
         last = r.throughput_samples_per_s;
         // Hand computation of the analytic lower bound: ceil(compute rate per GPU x 2.6008 ms
-        // per sample per worker) = ceil(1389.4 x 2.6008e-3) = 4. The simulation also pays
-        // 0.1 ms per NVMe read in the first epoch and in-order delivery; it needs one more.
+        // per sample per worker) = ceil(1545.7 x 2.6008e-3) = ceil(4.02) = 5. The simulation
+        // also pays 0.1 ms per NVMe read in the first epoch and in-order delivery, which can
+        // take one more; here the 0.98 of a worker to spare covers them.
         const int analytic = static_cast<int>(std::ceil(r.input.compute_samples_per_s * 2.6008e-3));
-        CHECK(analytic == 4);
-        CHECK(r.input.workers_to_compute_bound == analytic + 1);
+        CHECK(analytic == 5);
+        CHECK(r.input.workers_to_compute_bound >= analytic);
+        CHECK(r.input.workers_to_compute_bound <= analytic + 1);
+        CHECK(r.input.workers_to_compute_bound == 5);
         CHECK(r.input.bound_by == (w < r.input.workers_to_compute_bound ? analysis::InputBound::cpu_workers
                                                                          : analysis::InputBound::compute));
     }
@@ -171,8 +174,11 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
     const auto below = with_workers(need - 1);
     CHECK(at.input.stall_fraction < 0.02);
     CHECK(below.input.stall_fraction >= 0.02);
-    // Later epochs read from the page cache and are compute-bound with the analytic count.
-    CHECK(below.epochs.back().stall_fraction < 0.01);
+    // Later epochs read from the page cache: compute-bound with the analytic count, and with
+    // one worker fewer (1,538 of 1,545.7 images/s) short by about the difference.
+    const int analytic = static_cast<int>(std::ceil(at.input.compute_samples_per_s * 2.6008e-3));
+    CHECK(with_workers(analytic).epochs.back().stall_fraction < 0.01);
+    CHECK(with_workers(analytic - 1).epochs.back().stall_fraction > 0.003);
 }
 
 TEST_CASE("with workers alone the worker count is analytic: compute rate over one worker's rate") {
@@ -187,12 +193,14 @@ TEST_CASE("with workers alone the worker count is analytic: compute rate over on
         return analysis::run_scenario(
             analysis::parse_scenarios(text, "w.json", {{"data.workers_per_gpu", std::int64_t{w}}}).points.at(0));
     };
-    // ceil(1389.4 / 300) = 5 workers; two deliver 600 samples/s per GPU.
+    // ceil(1545.7 / 300) = 6 workers; two deliver 600 samples/s per GPU.
     CHECK(r.input.workers_to_compute_bound == static_cast<int>(std::ceil(r.input.compute_samples_per_s / 300)));
-    CHECK(r.input.workers_to_compute_bound == 5);
+    CHECK(r.input.workers_to_compute_bound == 6);
     CHECK(r.input.bound_by == analysis::InputBound::cpu_workers);
     CHECK(r.throughput_samples_per_s == doctest::Approx(8 * 600.0).epsilon(0.01));
-    CHECK(with_workers(5).input.stall_fraction < 0.02);
+    CHECK(with_workers(6).input.stall_fraction < 0.02);
+    // Five deliver 1,500 of 1,545.7 samples/s: the GPUs wait about 3% of the time.
+    CHECK(with_workers(5).input.stall_fraction > 0.02);
     CHECK(with_workers(4).input.stall_fraction > 0.05);
 }
 

@@ -33,6 +33,6 @@ TEST_CASE("data-parallel ResNet-50 slows as inter-node latency rises and stops b
     const auto last = analysis::run_scenario(set.points.back());
     CHECK(first.breakdown.exposed_comm_s / first.iteration_s < 0.02);  // 2 us: compute-bound
     CHECK(last.breakdown.exposed_comm_s / last.iteration_s > 0.05);    // 500 us: communication shows
-    // Exposed communication first exceeds 5% of the step between 200 and 500 us.
-    CHECK(crossover_us == 500.0);
+    // Exposed communication first exceeds 5% of the step between 100 and 200 us.
+    CHECK(crossover_us == 200.0);
 }

@@ -169,7 +169,18 @@ TEST_CASE("DeepLearningExamples' SQuAD script updates with BertAdam in fp32 and 
     CHECK(kernel("DLE-065") == compute::OptimizerKernel::for_loop);  // NVIDIA, V100, fp32
     CHECK(kernel("DLE-066") == compute::OptimizerKernel::fused);     // NVIDIA, V100, fp16
     CHECK(kernel("DLE-061") == compute::OptimizerKernel::fused);     // pretraining: FusedLAMB
-    CHECK(kernel("LMB-101") == compute::OptimizerKernel::foreach);   // ResNet-50: torch.optim's default
+}
+
+TEST_CASE("torch.optim updates one parameter at a time before PyTorch 2.0, and Transformer-XL's JITLamb always") {
+    const auto kernel = [](const std::string& id) { return row_scenario(id).workload.optimizer_kernel; };
+    // ResNet-50's torch.optim.SGD, no implementation argument: the release's default.
+    CHECK(kernel("LMB-101") == compute::OptimizerKernel::for_loop);  // Lambda, PyTorch 1.13
+    CHECK(kernel("DLE-002") == compute::OptimizerKernel::for_loop);  // NVIDIA, NGC 21.03
+    CHECK(kernel("LMB-261") == compute::OptimizerKernel::foreach);   // Lambda on B200, PyTorch 2.x
+    // Transformer-XL: train.py's --optim jitlamb (base), Lambda's large model on torch.optim.Adam.
+    CHECK(kernel("LMB-107") == compute::OptimizerKernel::for_loop);
+    CHECK(kernel("DLE-132") == compute::OptimizerKernel::for_loop);
+    CHECK(kernel("LMB-009") == compute::OptimizerKernel::for_loop);  // PyTorch 1.13
 }
 
 TEST_CASE("each row's loss runs as its framework's loss kernel, Lambda's apex O2 Transformer-XL in fp16") {
