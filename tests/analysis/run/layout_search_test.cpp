@@ -86,7 +86,8 @@ namespace {
 // The Llama pretraining above with micro-batch 1 and the given `parallelism` value.
 std::string llama_mb1(const std::string& parallelism, const std::string& model, int gpus) {
     std::string text = llama(parallelism, model, gpus);
-    text.replace(text.find(R"("global_batch": 512,)"), 20, R"("global_batch": 512, "micro_batch": 1,)");
+    const std::string batch = R"("global_batch": 512,)";
+    text.replace(text.find(batch), batch.size(), batch + R"( "micro_batch": 1,)");
     return text;
 }
 }  // namespace
