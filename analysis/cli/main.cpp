@@ -510,8 +510,8 @@ void list_topologies() {
 // workload keys of the same names override them.
 void list_frameworks() {
     const auto yes = [](bool b) { return b ? "yes" : "no"; };
-    fmt::print("{:<18} {:<5} {:<8} {:<4} {:<6} {:<4} {:<13} {:<5} {:<9} {:<5} {:<14} {}\n", "framework", "fused", "flash",
-               "tf32", "layout", "zero", "overlap", "unpad", "optimizer", "loss", "grad fp16/bf16", "description");
+    fmt::print("{:<18} {:<5} {:<8} {:<4} {:<6} {:<4} {:<13} {:<5} {:<9} {:<6} {:<5} {:<14} {}\n", "framework", "fused", "flash",
+               "tf32", "layout", "zero", "overlap", "unpad", "optimizer", "clip", "loss", "grad fp16/bf16", "description");
     for (const auto& e : compute::framework_registry().entries()) {
         const compute::Framework& f = e.value;
         const std::string flash = f.flash_encoders    ? "all"
@@ -524,9 +524,10 @@ void list_frameworks() {
             if (on) overlap += (overlap.empty() ? "" : ",") + std::string(what);
         const auto& grad = compute::grad_reduce_registry();
         const std::string reduce = std::string(grad.name_of(f.grad_reduce_fp16)) + "/" + std::string(grad.name_of(f.grad_reduce_bf16));
-        fmt::print("{:<18} {:<5} {:<8} {:<4} {:<6} {:<4} {:<13} {:<5} {:<9} {:<5} {:<14} {}\n", e.name, yes(f.fused_elementwise), flash, tf32,
+        fmt::print("{:<18} {:<5} {:<8} {:<4} {:<6} {:<4} {:<13} {:<5} {:<9} {:<6} {:<5} {:<14} {}\n", e.name, yes(f.fused_elementwise), flash, tf32,
                    compute::conv_layout_registry().name_of(f.conv_layout), f.zero, overlap.empty() ? "none" : overlap,
                    yes(f.removes_padding), compute::optimizer_kernel_registry().name_of(f.optimizer_kernel),
+                   compute::grad_clip_registry().name_of(f.grad_clip),
                    compute::loss_kernel_registry().name_of(f.loss_kernel), reduce, e.description);
     }
 }

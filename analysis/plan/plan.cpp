@@ -300,6 +300,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.tf32_conv = w.tf32_conv;
     cfg.conv_layout = w.conv_layout;
     cfg.optimizer_kernel = w.optimizer_kernel;
+    cfg.grad_clip = w.grad_clip;
     cfg.loss_kernel = w.loss_kernel;
     cfg.grad_reduce = w.grad_reduce;
     cfg.lora_rank = w.lora_rank;

@@ -357,7 +357,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 // data parallel (the layout search plans one cluster size).
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
-                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "optimizer_kernel", "loss_kernel", "grad_reduce", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
+                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "optimizer_kernel", "grad_clip", "loss_kernel", "grad_reduce", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
                  "softmax", "length_bin", "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl", "evaluation"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
@@ -467,6 +467,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     w.tf32_conv = fw.tf32_conv;
     w.conv_layout = fw.conv_layout;
     w.optimizer_kernel = fw.optimizer_kernel;
+    w.grad_clip = fw.grad_clip;
     w.loss_kernel = fw.loss_kernel;
     w.grad_reduce = w.precision == compute::Precision::fp16 ? fw.grad_reduce_fp16 : fw.grad_reduce_bf16;
     if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x, dp_given, fw);
@@ -518,6 +519,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     if (auto x = o.get("tf32")) w.tf32_matmul = w.tf32_conv = x->as_bool();
     if (auto x = o.get("conv_layout")) w.conv_layout = x->as(compute::conv_layout_registry());
     if (auto x = o.get("optimizer_kernel")) w.optimizer_kernel = x->as(compute::optimizer_kernel_registry());
+    if (auto x = o.get("grad_clip")) w.grad_clip = x->as(compute::grad_clip_registry());
     if (auto x = o.get("loss_kernel")) w.loss_kernel = x->as(compute::loss_kernel_registry());
     if (auto x = o.get("grad_reduce")) w.grad_reduce = x->as(compute::grad_reduce_registry());
     if (auto x = o.get("padding_fraction")) {

@@ -123,6 +123,7 @@ struct WorkloadSpec {
     bool tf32_matmul = false, tf32_conv = false;  // fp32 requests on TF32 tensor cores (profile or `tf32`)
     compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
     compute::OptimizerKernel optimizer_kernel = compute::OptimizerKernel::fused;  // profile or `optimizer_kernel`
+    compute::GradClip grad_clip = compute::GradClip::none;  // profile or `grad_clip`
     compute::LossKernel loss_kernel = compute::LossKernel::eager;  // profile or `loss_kernel`
     compute::GradReduce grad_reduce = compute::GradReduce::param;  // profile (by precision) or `grad_reduce`
     work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU

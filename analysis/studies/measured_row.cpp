@@ -85,9 +85,12 @@ bool torchtitan_op_ac(const std::string& notes) {
 // DeepLearningExamples' SQuAD fine-tuning for PyTorch (run_squad.py, also in Lambda's fork:
 // lambdal/deeplearning-benchmark, pytorch/scripts/patch/run_squad.py, read 2026-12-05) builds
 // apex's FusedAdam under --fp16/--amp and otherwise BertAdam (optimization.py), a Python loop
-// over the parameters running one elementwise kernel per step of the update.
+// over the parameters that clips each tensor and runs one elementwise kernel per step of the
+// update (compute::OptimizerKernel::bert_adam). Before either, every step, its
+// GradientClipper clips the gradients by their global norm with apex's multi_tensor_l2norm
+// and multi_tensor_scale (read 2026-12-07): `workload.grad_clip` "global".
 std::string squad_optimizer_kernel(const std::string& precision) {
-    return precision == "fp16" ? "fused" : "for-loop";
+    return precision == "fp16" ? "fused" : "bert-adam";
 }
 
 // Lambda's benchmark scripts (lambdal/deeplearning-benchmark, pytorch/scripts/benchmark_pytorch.sh)
@@ -311,6 +314,7 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         }
         if (squad && (framework == "nvidia-dle" || lambda_benchmark(row))) {
             d.set("workload.optimizer_kernel", squad_optimizer_kernel(row.at("precision")));
+            d.set("workload.grad_clip", std::string("global"));
             // Its fp16 path is apex amp O2 (amp.initialize(..., opt_level="O2")) under apex's
             // DDP: the model is cast to fp16 and its fp16 gradients are reduced.
             if (row.at("precision") == "fp16") d.set("workload.grad_reduce", std::string("param"));

@@ -307,6 +307,7 @@ std::vector<Ablation> ablations() {
             {"NCHW transposes (NHWC everywhere)", {{"workload.conv_layout", std::string("nhwc")}}},
             {"gradient reduction overlapped with backward (off)", {{"workload.parallelism.overlap_grad_reduce", false}}},
             {"unfused optimizer updates (every update one fused kernel)", {{"workload.optimizer_kernel", std::string("fused")}}},
+            {"gradient clipping (off)", {{"workload.grad_clip", std::string("none")}}},
             {"fp32 and fused loss kernels (every loss eager in the training precision)", {{"workload.loss_kernel", std::string("eager")}}},
             {"fp32 gradient reductions (every 16-bit run reduces 16-bit gradients)", {{"workload.grad_reduce", std::string("param")}}},
             {"FSDP2's all-gather copy-out on the compute stream (off)", {{"workload.parallelism.gather_copy_out", false}}},

@@ -14,7 +14,16 @@ const Registry<OptimizerKernel>& optimizer_kernel_registry() {
         "optimizer kernel",
         {{"fused", OptimizerKernel::fused, "one multi-tensor kernel per update (apex FusedAdam, Transformer Engine, torch.optim fused=True)"},
          {"foreach", OptimizerKernel::foreach, "one multi-tensor pass per elementwise step of the update (torch.optim's default on CUDA)"},
-         {"for-loop", OptimizerKernel::for_loop, "one kernel per elementwise step and parameter tensor (torch.optim foreach=False, BertAdam)"}}};
+         {"for-loop", OptimizerKernel::for_loop, "one kernel per elementwise step and parameter tensor (torch.optim foreach=False)"},
+         {"bert-adam", OptimizerKernel::bert_adam, "DeepLearningExamples' BertAdam: per tensor, a norm clip and Adam as separate eager kernels (run_squad.py without --fp16)"}}};
+    return r;
+}
+
+const Registry<GradClip>& grad_clip_registry() {
+    static const Registry<GradClip> r{
+        "gradient clipping",
+        {{"none", GradClip::none, "no clipping"},
+         {"global", GradClip::global, "global-norm clipping: a norm pass and a scale pass over the fp32 gradients (Megatron --clip-grad, torchtitan max_norm, apex GradientClipper)"}}};
     return r;
 }
 
@@ -94,20 +103,20 @@ const Registry<Framework>& framework_registry() {
                 false, OptimizerKernel::foreach, LossKernel::fused}),
          entry("torchtitan", "torchtitan: FSDP2, SDPA flash attention; torch.compile (fused elementwise) is opt-in",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
-                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float(); training.mixed_precision_reduce = float32); PyTorch TF32 defaults",
-                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32, false, true}),
+                "torchtitan docs and train configs (FSDP2 fully_shard, SDPA; compile = false by default; optimizer.implementation = fused by default; the loss is cross_entropy on pred.float(); training.mixed_precision_reduce = float32; training.max_norm = 1.0, clip_grad_norm_ by the global norm); PyTorch TF32 defaults",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::fp32, GradReduce::fp32, false, true, GradClip::global}),
          entry("megatron-lm", "Megatron-LM before Megatron-Core (2019-2022): fused bias-GeLU/bias-dropout-add, unfused attention core",
                {true, false, false, false, true, L::nchw, 0, false, false, false,
-                "Megatron-LM arguments.py defaults (fusions on, overlaps off; --DDP-impl local); training.py train_step all-reduces the local DDP's gradient buffer after forward_backward_func returns, so no reduction overlaps backward; Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float(); bf16 turns --accumulate-allreduce-grads-in-fp32 on",
-                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
+                "Megatron-LM arguments.py defaults (fusions on, overlaps off; --DDP-impl local); training.py train_step all-reduces the local DDP's gradient buffer after forward_backward_func returns, so no reduction overlaps backward; Narayanan et al. 2021; vocab_parallel_cross_entropy on output.float(); bf16 turns --accumulate-allreduce-grads-in-fp32 on; --clip-grad defaults to 1.0 (\"Gradient clipping based on global L2 norm\")",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32, false, false, GradClip::global}),
          entry("megatron-core", "Megatron-Core with Transformer Engine: fused kernels and attention, overlaps off by default",
                {true, true, true, false, true, L::nchw, 0, false, false, false,
-                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off; bf16 reduces gradients in fp32); VocabParallelCrossEntropy casts the logits to fp32",
-                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
+                "Megatron-LM arguments.py defaults (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap off; bf16 reduces gradients in fp32; --clip-grad 1.0, global L2 norm); VocabParallelCrossEntropy casts the logits to fp32",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32, false, false, GradClip::global}),
          entry("nemo", "NVIDIA NeMo 2.0 recipes on Megatron-Core: distributed optimizer, every overlap on",
                {true, true, true, false, true, L::nchw, 1, true, true, true,
-                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap; the bf16 mixed-precision plugin's grad_reduce_in_fp32); Megatron-Core's VocabParallelCrossEntropy casts the logits to fp32",
-                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32}),
+                "NeMo 2.0 LLM recipes (distributed optimizer, overlap_grad_reduce, overlap_param_gather, tp_comm_overlap; the bf16 mixed-precision plugin's grad_reduce_in_fp32; recipes/optim/adam.py distributed_fused_adam_with_cosine_annealing's clip_grad=1.0); Megatron-Core's VocabParallelCrossEntropy casts the logits to fp32",
+                false, OptimizerKernel::fused, LossKernel::fp32, GradReduce::param, GradReduce::fp32, false, false, GradClip::global}),
          entry("deepspeed", "DeepSpeed ZeRO: unfused model code, overlap_comm off by default",
                {false, true, false, false, true, L::nchw, 1, false, false, false,
                 "DeepSpeed configuration JSON (overlap_comm false by default; ZeRO-3 prefetch buckets; optimizer type Adam runs DeepSpeed's FusedAdam); ZeRO-1/2 all-gather the updated weights at the end of the optimizer step (stage_1_and_2.py step(): all_gather_dp_groups, \"ready for next round forward\")"}),

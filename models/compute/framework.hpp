@@ -26,9 +26,25 @@ const Registry<ConvLayout>& conv_layout_registry();
 //   foreach:  each step of the update is one multi-tensor pass over all parameters
 //             (torch._foreach_* ops; PyTorch's default on CUDA since 2.0);
 //   for-loop: the same passes, one kernel per parameter tensor each (PyTorch's single-tensor
-//             path, and hand-written optimizers such as DeepLearningExamples' BertAdam).
-enum class OptimizerKernel { fused, foreach, for_loop };
+//             path);
+//   bert-adam: DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/optimization.py,
+//             which run_squad.py builds for fp32/TF32 fine-tuning), a Python loop over the
+//             parameter tensors that clips each tensor's gradient to norm 1 on its own
+//             (torch.nn.utils.clip_grad_norm_) and then runs Adam, its weight decay and its
+//             learning-rate scaling as separate eager kernels (compute::bert_adam_* in step.hpp).
+enum class OptimizerKernel { fused, foreach, for_loop, bert_adam };
 const Registry<OptimizerKernel>& optimizer_kernel_registry();
+
+// Gradient clipping by the global norm before the update:
+//   none:   no clipping;
+//   global: the global L2 norm of every gradient, then a scale of every gradient when it
+//           exceeds the threshold: two multi-tensor passes over the fp32 gradients
+//           (apex's multi_tensor_l2norm and multi_tensor_scale, Megatron's clip_grad_norm_fp32,
+//           torch.nn.utils.clip_grad_norm_ on its foreach path), priced as in step.hpp
+//           (grad_clip_bytes_per_param). Each rank clips the gradients it updates: its shard
+//           under ZeRO/FSDP and the distributed optimizer.
+enum class GradClip { none, global };
+const Registry<GradClip>& grad_clip_registry();
 
 // How the loss softmax over a head's classes runs (a vocabulary's worth per token in a
 // language model; compute::plan_step prices it):
@@ -88,6 +104,7 @@ struct Framework {
     // gathered 16-bit weights per gather, forward and backward, not overlapped with compute.
     // FSDP1's flat parameters are views into the gathered buffer: no copy.
     bool gather_copy_out = false;
+    GradClip grad_clip = GradClip::none;  // gradient clipping before the update
 
     bool operator==(const Framework&) const = default;
 };

@@ -79,16 +79,28 @@ std::array<double, 3> issued_matmuls(const work::Op& op, double hidden) {
     return {op.n, 0, 0};
 }
 
-// Kernels launched by one optimizer update over `elems` parameters in `tensors` tensors.
-double optimizer_launches(OptimizerKernel kernel, bool adam, double tensors, double elems) {
+// Launches of `passes` multi-tensor passes over `elems` elements in `tensors` tensors.
+double multi_tensor_launches(double passes, double tensors, double elems) {
+    return passes * std::max({1.0, std::ceil(tensors / foreach_tensors_per_launch), std::ceil(elems / foreach_elems_per_launch)});
+}
+
+// Kernels launched by one optimizer update over `elems` parameters in `tensors` tensors, of
+// which `decayed` take weight decay.
+double optimizer_launches(OptimizerKernel kernel, bool adam, double tensors, double decayed, double elems) {
     const double passes = adam ? unfused_adam_kernels : unfused_sgd_kernels;
     switch (kernel) {
         case OptimizerKernel::fused: return std::max(1.0, std::ceil(elems / foreach_elems_per_launch));
-        case OptimizerKernel::foreach:
-            return passes * std::max({1.0, std::ceil(tensors / foreach_tensors_per_launch),
-                                      std::ceil(elems / foreach_elems_per_launch)});
+        case OptimizerKernel::foreach: return multi_tensor_launches(passes, tensors, elems);
         case OptimizerKernel::for_loop: return passes * std::max(1.0, tensors);
+        case OptimizerKernel::bert_adam:
+            return std::max(1.0, bert_adam_kernels * tensors + bert_adam_decay_kernels * decayed);
     }
+    return 1;
+}
+
+// Parameter tensors of an op that take weight decay: its weight, not its bias or a norm's.
+double decayed_tensors(const work::Op& op) {
+    if (op.weight_elems <= 0 || op.cls == work::OpClass::normalization) return 0;
     return 1;
 }
 
@@ -115,7 +127,10 @@ Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig&
 
 StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfig& cfg) {
     StepCost out;
-    out.optimizer_kind = w.domain == work::Domain::vision && !w.adam ? Optimizer::sgd_momentum : Optimizer::adam;
+    // BertAdam is Adam whatever the model's usual optimizer.
+    out.optimizer_kind = w.domain == work::Domain::vision && !w.adam && cfg.optimizer_kernel != OptimizerKernel::bert_adam
+                             ? Optimizer::sgd_momentum
+                             : Optimizer::adam;
     const double tp = cfg.tp;
     const double elem_b = activation_bytes(cfg.precision);
     // Stash per tensor-parallel rank (Korthikanti et al. 2022, Sec. 4.2): without sequence
@@ -135,7 +150,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     for (const auto& layer : w.layers) {
         LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
         double layer_saved = 0, layer_flops = 0, layer_recomputed = 0, layer_adapters = 0;
-        double layer_tensors = 0, layer_op_weights = 0, adapted_tensors = 0;
+        double layer_tensors = 0, layer_decayed = 0, layer_op_weights = 0, adapted_tensors = 0;
         const bool adapted = cfg.lora_rank > 0 && layer.transformer_block;
         Seconds recompute_time{};
         bool split = false;
@@ -193,6 +208,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 layer_flops += 2 * op.m * r * (op.k + op.n);
             }
             layer_tensors += param_tensors(op);
+            layer_decayed += decayed_tensors(op);
             layer_op_weights += op.weight_elems;
             if (adapted && op.cls == work::OpClass::matmul && op.weight_elems > 0) adapted_tensors += 2;
             lc.fwd += f.time + extra_fwd;
@@ -275,8 +291,12 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         lc.trainable_params = cfg.lora_rank > 0 ? layer_adapters : lc.params;
         lc.params += cfg.lora_rank > 0 ? layer_adapters : 0.0;
         // Parameters outside the ops (embedding tables) are one more tensor.
-        if (layer.params > layer_op_weights * (1 + 1e-9)) layer_tensors += 1;
+        if (layer.params > layer_op_weights * (1 + 1e-9)) {
+            layer_tensors += 1;
+            layer_decayed += 1;
+        }
         out.param_tensors += (cfg.lora_rank > 0 ? adapted_tensors : layer_tensors) * layer.repeat;
+        out.decayed_tensors += (cfg.lora_rank > 0 ? adapted_tensors : layer_decayed) * layer.repeat;
         replayed.boundary_bytes = lc.boundary_bytes;
         replayed.params = lc.params;
         replayed.trainable_params = lc.trainable_params;
@@ -312,9 +332,14 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     const double shard = cfg.zero >= 1 ? static_cast<double>(cfg.dp) : 1.0;
     const double updated = out.trainable_params / shard;
     const bool fused_update = cfg.optimizer_kernel == OptimizerKernel::fused;
-    const double update_bytes = fused_update ? (adam ? adam_bytes_per_param : sgd_bytes_per_param)
-                                             : (adam ? unfused_adam_bytes_per_param : unfused_sgd_bytes_per_param);
-    const double launches = optimizer_launches(cfg.optimizer_kernel, adam, out.param_tensors, updated);
+    double update_bytes = fused_update ? (adam ? adam_bytes_per_param : sgd_bytes_per_param)
+                                       : (adam ? unfused_adam_bytes_per_param : unfused_sgd_bytes_per_param);
+    if (cfg.optimizer_kernel == OptimizerKernel::bert_adam) update_bytes = bert_adam_bytes_per_param;
+    double launches = optimizer_launches(cfg.optimizer_kernel, adam, out.param_tensors, out.decayed_tensors, updated);
+    if (cfg.grad_clip == GradClip::global) {
+        update_bytes += grad_clip_bytes_per_param;
+        launches += multi_tensor_launches(grad_clip_passes, out.param_tensors, updated);
+    }
     // One streaming pass over the bytes, and every further launch's overhead.
     out.optimizer = gpu.stream_time(Bytes{updated * update_bytes}) + gpu.stream_time(Bytes{}) * (launches - 1);
 

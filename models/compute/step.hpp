@@ -47,6 +47,7 @@ struct StepConfig {
     ConvLayout conv_layout = ConvLayout::nhwc;
     // How the optimizer update runs (framework.hpp): its HBM passes and kernel launches.
     OptimizerKernel optimizer_kernel = OptimizerKernel::fused;
+    GradClip grad_clip = GradClip::none;  // clipping by the global norm before the update (framework.hpp)
     // How the loss softmax runs (framework.hpp): its bytes per element, casts and stash.
     LossKernel loss_kernel = LossKernel::eager;
     GradReduce grad_reduce = GradReduce::param;  // width of the reduced gradients in 16-bit training
@@ -127,6 +128,7 @@ struct StepCost {
     ClassTimes by_class;           // fwd + bwd by op class
     units::Seconds optimizer;      // one update of this GPU's parameters
     double param_tensors = 0;      // parameter tensors of the whole model (weights, biases, gains)
+    double decayed_tensors = 0;    // of which weights (GEMM, convolution, embedding): not biases or norms
     units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)
     units::Flops hardware_flops_per_sample;  // with recomputation (the replayed forward ops)
     double params = 0;             // parameters held by this GPU (after TP)
@@ -151,6 +153,24 @@ inline constexpr double unfused_adam_bytes_per_param = 80.0;
 inline constexpr double unfused_sgd_bytes_per_param = 44.0;
 inline constexpr int unfused_adam_kernels = 8;
 inline constexpr int unfused_sgd_kernels = 4;
+// DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/optimization.py, BertAdam.step,
+// read 2026-12-07), per parameter tensor, every step a separate eager kernel on fp32 tensors:
+//   clip_grad_norm_(p, 1.0) on the one tensor (torch/nn/utils/clip_grad.py): the tensor's
+//   norm (reads g, 4 B), stack and norm of the one norm, + 1e-6, max_norm / that (reciprocal
+//   and multiply), clamp, g.mul_ (8 B): 8 kernels, 12 B;
+//   next_m.mul_ and add_ (8 + 12 B), next_v.mul_ and addcmul_ (8 + 16 B), sqrt, + eps and the
+//   division (8 + 8 + 12 B), lr x update and its negation (8 + 8 B), p.add_ (12 B): 10 kernels;
+//   weight decay, on every tensor but biases and LayerNorm parameters (run_squad.py's no_decay
+//   list): weight_decay x p and update += (8 + 12 B), 2 kernels more.
+// Bytes are counted at the decayed tensors' 132 B per parameter: biases and norms hold a
+// negligible share of the elements.
+inline constexpr double bert_adam_bytes_per_param = 12.0 + 100.0 + 20.0;
+inline constexpr int bert_adam_kernels = 8 + 10;   // per tensor without weight decay
+inline constexpr int bert_adam_decay_kernels = 2;  // more per decayed tensor
+// Global-norm clipping (GradClip::global): a norm pass reading every fp32 gradient (4 B) and a
+// scale pass reading and writing it (8 B), each a multi-tensor launch per list as foreach.
+inline constexpr double grad_clip_bytes_per_param = 12.0;
+inline constexpr int grad_clip_passes = 2;
 // A foreach (multi-tensor) launch covers at most 48 tensors of a three-list op and 320
 // blocks of 65,536 elements (PyTorch aten/src/ATen/native/cuda/MultiTensorApply.cuh,
 // depth_to_max_tensors and depth_to_max_blocks, kChunkSize; read 2026-12-05).

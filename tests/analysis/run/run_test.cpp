@@ -191,8 +191,8 @@ TEST_CASE("V100 has no TF32 units and refuses tf32, naming the precisions it has
     }
 }
 
-// With TF32 switched off the A100 comes out 11% slower than the V100, not faster: the
-// A100 family's fitted memory efficiency (0.48) absorbs what its heterogeneous rows disagree
+// With TF32 switched off the A100 comes out 13% slower than the V100, not faster: the
+// A100 family's fitted memory efficiency (0.49) absorbs what its heterogeneous rows disagree
 // on (README, "Validation"). That is a known weakness, not asserted here.
 TEST_CASE("fp32 ResNet-50 on an A100 is faster than on a V100 with PyTorch's TF32 convolutions") {
     const double v100 = fp32_rate("v100-sxm2-16gb");

@@ -311,6 +311,30 @@ TEST_CASE("the gradient reduction width comes from the framework and the precisi
     CHECK(grad("pytorch-ddp", "fp16", R"(, "grad_reduce": "param")") == compute::GradReduce::param);
 }
 
+TEST_CASE("gradient clipping comes from the framework, or the key, whose unknown names list the valid ones") {
+    const auto text = [](const std::string& framework, const std::string& extra = "") {
+        return R"({"schema": 1, "name": "c",
+          "workload": {"model": "bert-large", "precision": "bf16", "framework": ")" + framework + R"(",
+                       "seq_len": 128, "batch_per_gpu": 32, "samples": 1000)" + extra + R"(},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8}, "pricing": {"usd_per_gpu_hour": 2.0}})";
+    };
+    const auto clip = [&](const std::string& framework, const std::string& extra = "") {
+        return analysis::parse_scenarios(text(framework, extra), "c.json").points.at(0).workload.grad_clip;
+    };
+    CHECK(clip("pytorch-ddp") == compute::GradClip::none);
+    CHECK(clip("megatron-core") == compute::GradClip::global);  // --clip-grad 1.0
+    CHECK(clip("torchtitan") == compute::GradClip::global);     // training.max_norm 1.0
+    CHECK(clip("pytorch-ddp", R"(, "grad_clip": "global")") == compute::GradClip::global);
+    CHECK(clip("megatron-core", R"(, "grad_clip": "none")") == compute::GradClip::none);
+    try {
+        (void)analysis::parse_scenarios(text("pytorch-ddp", R"(, "grad_clip": "globl")"), "c.json");
+        FAIL("expected an InputError");
+    } catch (const analysis::InputError& e) {
+        CHECK(std::string(e.what()) ==
+              "c.json: /workload/grad_clip: unknown gradient clipping 'globl'; did you mean 'global'? valid: none, global");
+    }
+}
+
 TEST_CASE("the attention kernel: the framework's where it runs, else unfused, and a written kernel where it cannot run is refused") {
     const auto scenario = [](const std::string& framework, const std::string& precision, const std::string& gpu,
                              const std::string& extra = "", const std::string& model = "bert-large") {

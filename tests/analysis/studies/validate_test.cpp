@@ -164,11 +164,17 @@ TEST_CASE("a warm-up file with a row that is not a number is refused with its li
 
 TEST_CASE("DeepLearningExamples' SQuAD script updates with BertAdam in fp32 and TF32, apex FusedAdam in fp16") {
     const auto kernel = [](const std::string& id) { return row_scenario(id).workload.optimizer_kernel; };
-    CHECK(kernel("LMB-104") == compute::OptimizerKernel::for_loop);  // Lambda, A100, TF32
-    CHECK(kernel("LMB-103") == compute::OptimizerKernel::fused);     // Lambda, A100, fp16
-    CHECK(kernel("DLE-065") == compute::OptimizerKernel::for_loop);  // NVIDIA, V100, fp32
-    CHECK(kernel("DLE-066") == compute::OptimizerKernel::fused);     // NVIDIA, V100, fp16
-    CHECK(kernel("DLE-061") == compute::OptimizerKernel::fused);     // pretraining: FusedLAMB
+    CHECK(kernel("LMB-104") == compute::OptimizerKernel::bert_adam);  // Lambda, A100, TF32
+    CHECK(kernel("LMB-103") == compute::OptimizerKernel::fused);      // Lambda, A100, fp16
+    CHECK(kernel("DLE-065") == compute::OptimizerKernel::bert_adam);  // NVIDIA, V100, fp32
+    CHECK(kernel("DLE-066") == compute::OptimizerKernel::fused);      // NVIDIA, V100, fp16
+    CHECK(kernel("DLE-061") == compute::OptimizerKernel::fused);      // pretraining: FusedLAMB
+    // run_squad.py's GradientClipper clips by the global norm in every precision; the
+    // pretraining script leaves it to FusedLAMB.
+    const auto clip = [](const std::string& id) { return row_scenario(id).workload.grad_clip; };
+    CHECK(clip("LMB-104") == compute::GradClip::global);
+    CHECK(clip("DLE-066") == compute::GradClip::global);
+    CHECK(clip("DLE-061") == compute::GradClip::none);
 }
 
 TEST_CASE("torch.optim updates one parameter at a time before PyTorch 2.0, and Transformer-XL's JITLamb always") {

@@ -350,15 +350,26 @@ TEST_CASE("the precision registry names every Precision in order and round-trips
     CHECK(reg.unknown_message("bf-16") == "unknown precision 'bf-16'; did you mean 'bf16'? valid: fp32, tf32, fp16, bf16, fp8, fp4");
 }
 
-TEST_CASE("an unfused optimizer streams each step of the update and launches per tensor") {
-    // A100 SXM4 80GB: 2,039 GB/s of HBM at mem_eff 0.5, 10 us per kernel.
+namespace {
+// A100 SXM4 80GB: 2,039 GB/s of HBM at mem_eff 0.5, 10 us per kernel; BERT in fp32 at micro-batch 8.
+compute::GpuModel a100_10us() {
     compute::Calibration c = simple_cal();
     c.kernel_overhead_s = 10e-6;
-    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), c);
-    const double rate = 2039e9 * 0.5;
+    return compute::GpuModel(compute::find_gpu("a100-sxm4-80gb"), c);
+}
+constexpr double a100_10us_rate = 2039e9 * 0.5;
+compute::StepConfig fp32_micro_batch_8() {
     compute::StepConfig cfg;
     cfg.micro_batch = 8;
     cfg.precision = Precision::fp32;
+    return cfg;
+}
+}  // namespace
+
+TEST_CASE("an unfused optimizer streams each step of the update and launches per tensor") {
+    const compute::GpuModel gpu = a100_10us();
+    const double rate = a100_10us_rate;
+    compute::StepConfig cfg = fp32_micro_batch_8();
     const auto large = work::bert_squad("large");
     const auto base = work::bert_squad("base");
     const auto fused = compute::plan_step(large, gpu, cfg);
@@ -382,6 +393,46 @@ TEST_CASE("an unfused optimizer streams each step of the update and launches per
     // Only the update changes.
     CHECK(loop.fwd.value == doctest::Approx(fused.fwd.value));
     CHECK(loop.memory.total().value == doctest::Approx(fused.memory.total().value));
+}
+
+TEST_CASE("BertAdam clips and updates each tensor in eager kernels, and global clipping adds two multi-tensor passes") {
+    const compute::GpuModel gpu = a100_10us();
+    const double rate = a100_10us_rate;
+    compute::StepConfig cfg = fp32_micro_batch_8();
+    const auto large = work::bert_squad("large");
+    const auto fused = compute::plan_step(large, gpu, cfg);
+    cfg.optimizer_kernel = compute::OptimizerKernel::bert_adam;
+    const auto bert = compute::plan_step(large, gpu, cfg);
+    // Of an encoder layer's 12 tensors, the four GEMM weights take weight decay; the biases and
+    // the LayerNorms do not. Large has 12 layers more than base.
+    CHECK(bert.decayed_tensors - compute::plan_step(work::bert_squad("base"), gpu, cfg).decayed_tensors ==
+          doctest::Approx(12 * 4));
+    const double p = bert.trainable_params, t = bert.param_tensors, d = bert.decayed_tensors;
+    // 132 B per parameter; 18 kernels per tensor and 2 more per decayed one.
+    CHECK(bert.optimizer.value == doctest::Approx(132 * p / rate + (18 * t + 2 * d) * 10e-6));
+    CHECK(bert.optimizer_kind == compute::Optimizer::adam);
+    CHECK(bert.memory.total().value == doctest::Approx(fused.memory.total().value));
+    // Global-norm clipping before the fused update: 12 B per parameter more, and a norm and
+    // a scale pass, each one launch per list of 48 tensors or 320 x 65,536 elements.
+    cfg.optimizer_kernel = compute::OptimizerKernel::fused;
+    cfg.grad_clip = compute::GradClip::global;
+    const auto clipped = compute::plan_step(large, gpu, cfg);
+    const double lists = std::max(std::ceil(t / 48), std::ceil(p / (320 * 65536.0)));
+    CHECK(clipped.optimizer.value ==
+          doctest::Approx((28 + 12) * p / rate + (std::ceil(p / (320 * 65536.0)) + 2 * lists) * 10e-6));
+    CHECK(clipped.optimizer > fused.optimizer);
+    CHECK(clipped.fwd.value == doctest::Approx(fused.fwd.value));
+}
+
+TEST_CASE("BertAdam is Adam even for a model that trains with SGD") {
+    compute::StepConfig cfg;
+    cfg.micro_batch = 32;
+    cfg.optimizer_kernel = compute::OptimizerKernel::bert_adam;
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto step = compute::plan_step(work::resnet50(), gpu, cfg);
+    CHECK(step.optimizer_kind == compute::Optimizer::adam);
+    // fp32 Adam holds two moments, 8 B per parameter.
+    CHECK(step.memory.optimizer.value == doctest::Approx(8 * step.trainable_params));
 }
 
 TEST_CASE("SGD unfused is 44 B per parameter in 4 kernels per tensor") {
