@@ -151,7 +151,7 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
         CHECK(r.throughput_samples_per_s >= last);
         last = r.throughput_samples_per_s;
         // Hand computation of the analytic lower bound: ceil(compute rate per GPU x 2.6008 ms
-        // per sample per worker) = ceil(1560.1 x 2.6008e-3) = ceil(4.06) = 5. The simulation
+        // per sample per worker) = ceil(1560.0 x 2.6008e-3) = ceil(4.06) = 5. The simulation
         // also pays 0.1 ms per NVMe read in the first epoch and in-order delivery, which can
         // take one more; here the 0.94 of a worker to spare covers them.
         const int analytic = static_cast<int>(std::ceil(r.input.compute_samples_per_s * 2.6008e-3));
@@ -175,7 +175,7 @@ TEST_CASE("ResNet-50 throughput rises with loader workers until the job is compu
     CHECK(at.input.stall_fraction < 0.02);
     CHECK(below.input.stall_fraction >= 0.02);
     // Later epochs read from the page cache: compute-bound with the analytic count, and with
-    // one worker fewer (1,538 of 1,560.1 images/s) short by about the difference.
+    // one worker fewer (1,538 of 1,560.0 images/s) short by about the difference.
     const int analytic = static_cast<int>(std::ceil(at.input.compute_samples_per_s * 2.6008e-3));
     CHECK(with_workers(analytic).epochs.back().stall_fraction < 0.01);
     CHECK(with_workers(analytic - 1).epochs.back().stall_fraction > 0.003);
@@ -193,13 +193,13 @@ TEST_CASE("with workers alone the worker count is analytic: compute rate over on
         return analysis::run_scenario(
             analysis::parse_scenarios(text, "w.json", {{"data.workers_per_gpu", std::int64_t{w}}}).points.at(0));
     };
-    // ceil(1560.1 / 300) = 6 workers; two deliver 600 samples/s per GPU.
+    // ceil(1560.0 / 300) = 6 workers; two deliver 600 samples/s per GPU.
     CHECK(r.input.workers_to_compute_bound == static_cast<int>(std::ceil(r.input.compute_samples_per_s / 300)));
     CHECK(r.input.workers_to_compute_bound == 6);
     CHECK(r.input.bound_by == analysis::InputBound::cpu_workers);
     CHECK(r.throughput_samples_per_s == doctest::Approx(8 * 600.0).epsilon(0.01));
     CHECK(with_workers(6).input.stall_fraction < 0.02);
-    // Five deliver 1,500 of 1,545.7 samples/s: the GPUs wait about 3% of the time.
+    // Five deliver 1,500 of 1,560.0 samples/s: the GPUs wait about 4% of the time.
     CHECK(with_workers(5).input.stall_fraction > 0.02);
     CHECK(with_workers(4).input.stall_fraction > 0.05);
 }
