@@ -485,10 +485,14 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     plan.optimizer = ns(step.optimizer * (step.trainable_params > 0 ? stage_trainable / step.trainable_params : 1.0));
     plan.step_overhead = ns(units::seconds(gpu.calibration().step_overhead_s));
 
-    // Gradient buckets in the order backward produces them (last layer first); ZeRO-2/3
-    // reduce-scatter gradients instead of all-reducing them, ZeRO-3 gathers parameters again
-    // for backward.
-    const net::Collective grad_op = par.zero >= 2 ? net::Collective::reduce_scatter : net::Collective::all_reduce;
+    // Gradient buckets in the order backward produces them (last layer first). Every ZeRO
+    // stage reduce-scatters gradients instead of all-reducing them: each rank updates only its
+    // shard, so it needs only that shard's sum. Megatron-Core's distributed optimizer (ZeRO-1)
+    // reduce-scatters its grad buffer and all-gathers the updated parameters ("Distributed
+    // Optimizer", Megatron Core developer guide, read 2026-12-07); DeepSpeed's stages 1 and 2
+    // do the same ("reduce_scatter": true by default). ZeRO-3 gathers parameters again for
+    // backward.
+    const net::Collective grad_op = par.zero >= 1 ? net::Collective::reduce_scatter : net::Collective::all_reduce;
     double bucket_bytes = 0, bucket_params = 0;
     units::Seconds bucket_time = p2p;  // the gradient received from the next stage
     double cap = std::min(ddp_first_bucket_bytes, ddp_bucket_bytes);
