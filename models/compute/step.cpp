@@ -100,8 +100,7 @@ double optimizer_launches(OptimizerKernel kernel, bool adam, double tensors, dou
 
 // Parameter tensors of an op that take weight decay: its weight, not its bias or a norm's.
 double decayed_tensors(const work::Op& op) {
-    if (op.weight_elems <= 0 || op.cls == work::OpClass::normalization) return 0;
-    return 1;
+    return op.weight_elems > 0 && op.cls != work::OpClass::normalization ? 1 : 0;
 }
 
 }  // namespace
@@ -331,10 +330,9 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     const bool adam = out.optimizer_kind == Optimizer::adam;
     const double shard = cfg.zero >= 1 ? static_cast<double>(cfg.dp) : 1.0;
     const double updated = out.trainable_params / shard;
-    const bool fused_update = cfg.optimizer_kernel == OptimizerKernel::fused;
-    double update_bytes = fused_update ? (adam ? adam_bytes_per_param : sgd_bytes_per_param)
-                                       : (adam ? unfused_adam_bytes_per_param : unfused_sgd_bytes_per_param);
-    if (cfg.optimizer_kernel == OptimizerKernel::bert_adam) update_bytes = bert_adam_bytes_per_param;
+    double update_bytes = cfg.optimizer_kernel == OptimizerKernel::bert_adam ? bert_adam_bytes_per_param
+                          : cfg.optimizer_kernel == OptimizerKernel::fused   ? (adam ? adam_bytes_per_param : sgd_bytes_per_param)
+                                                                             : (adam ? unfused_adam_bytes_per_param : unfused_sgd_bytes_per_param);
     double launches = optimizer_launches(cfg.optimizer_kernel, adam, out.param_tensors, out.decayed_tensors, updated);
     if (cfg.grad_clip == GradClip::global) {
         update_bytes += grad_clip_bytes_per_param;
