@@ -50,6 +50,57 @@ work::Op as_run(const work::Op& op, const StepConfig& cfg) {
     return o;
 }
 
+// Elementwise ops under StepConfig::fused_elementwise. Consecutive elementwise ops of a layer
+// run as one kernel (a run). A run right after a normalization folds into that kernel and
+// costs nothing more: cuDNN's batch norm with fused add and activation
+// (cudnnBatchNormalizationForwardTrainingEx, CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION), which
+// NVIDIA's MLPerf ResNet-50 runs, and XLA's and TorchInductor's fusion of pointwise ops into
+// the reduction beside them. A run after anything else (a GEMM, convolution, attention kernel
+// or softmax, which cuBLAS, cuDNN and the attention kernels take no such op into) is a kernel
+// of its own: Megatron's bias-GeLU, bias-SwiGLU and bias-dropout-add
+// (megatron/core/fusions/fused_bias_gelu.py, fused_bias_swiglu.py, fused_bias_dropout.py),
+// Megatron-LM's attention dropout after its fused scale-mask-softmax, Transformer Engine's
+// fused rotary embedding. That kernel reads the run's inputs and writes its output once: it
+// moves the traffic of the run's widest op, forward and backward alike.
+class FusedRun {
+public:
+    // How the next op of the layer is charged: `full` (not a fused elementwise op), `none`
+    // (folded into the normalization before its run) or `excess` (what its time adds to the
+    // widest op of its run so far).
+    enum class Charge { full, none, excess };
+    Charge next(const work::Op& op, bool fusing) {
+        if (!fusing || op.cls != work::OpClass::elementwise) {
+            after_norm_ = op.cls == work::OpClass::normalization;
+            in_run_ = false;
+            return charge_ = Charge::full;
+        }
+        head_ = !in_run_;
+        if (head_) folded_ = after_norm_, fwd_ = bwd_ = Seconds{};
+        in_run_ = true;
+        after_norm_ = false;
+        return charge_ = folded_ ? Charge::none : Charge::excess;
+    }
+    // The op's own forward or backward time, charged as next() said.
+    Seconds forward(Seconds own) { return charged(own, fwd_); }
+    Seconds backward(Seconds own) { return charged(own, bwd_); }
+    // Whether the op is a kernel launch of its own: the first op of a charged run, or any op
+    // outside runs.
+    bool launches() const { return charge_ == Charge::full || (charge_ == Charge::excess && head_); }
+
+private:
+    Seconds charged(Seconds own, Seconds& widest) const {
+        if (charge_ == Charge::full) return own;
+        if (charge_ == Charge::none) return Seconds{};
+        const Seconds extra{std::max(0.0, own.value - widest.value)};
+        widest = Seconds{std::max(widest.value, own.value)};
+        return extra;
+    }
+
+    Charge charge_ = Charge::full;
+    bool after_norm_ = false, in_run_ = false, folded_ = false, head_ = false;
+    Seconds fwd_{}, bwd_{};
+};
+
 // 16-bit and fp8 convolutions run on tensor cores in NHWC only: cuDNN transposes NCHW
 // tensors around them. TF32 has NCHW tensor-core kernels of its own (cuDNN 8 release notes;
 // Lambda's NCHW TF32 ResNet-50 runs as fast as NVIDIA's NHWC one).
@@ -158,12 +209,13 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         // One instance's time by op class: forward, backward, replayed by selective or
         // op-level recomputation; and the extra kernels around ops, forward and backward.
         ClassTimes by_fwd, by_bwd, by_replay;
+        FusedRun run;
         for (const auto& layer_op : layer.ops) {
             const work::Op op = as_run(layer_op, cfg);
-            const bool fused = cfg.fused_elementwise && op.cls == work::OpClass::elementwise;
+            const bool folded = run.next(op, cfg.fused_elementwise) == FusedRun::Charge::none;
             const Precision p = op_precision(op, gpu.spec(), cfg);
             auto f = gpu.op_cost(op, cfg.micro_batch, p, cfg.tp, cfg.sequence_parallel);
-            if (fused) f.time = Seconds{};
+            f.time = run.forward(f.time);
             // Extra streaming kernels around the op: layout transposes of an NCHW convolution
             // on tensor cores (input and output in forward; twice that in backward, for dgrad
             // and wgrad), fp8 cast-transposes of a linear layer's input and weight (forward)
@@ -249,18 +301,18 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             split = split || op.tp != work::TpSplit::none;
             if (attention_core(op)) lc.attention_fwd += f.time;
             for (work::Op b : work::backward_ops(op)) {
-                if (fused) continue;
+                if (folded) continue;
                 // A fused loss kernel's backward reads the logits once and writes their gradient.
                 if (op.loss && cfg.loss_kernel == LossKernel::fused) b.fwd_elems = 2.0 * op.m * op.n * op.batch;
                 // Under LoRA every original weight is frozen (the head's too): only input gradients.
                 if (cfg.lora_rank > 0 && op.cls == work::OpClass::matmul && op.weight_elems > 0 && b.name == "wgrad") continue;
-                const Seconds t = gpu.op_cost(b, cfg.micro_batch, op_precision(b, gpu.spec(), cfg), cfg.tp, cfg.sequence_parallel).time;
+                const Seconds t = run.backward(gpu.op_cost(b, cfg.micro_batch, op_precision(b, gpu.spec(), cfg), cfg.tp, cfg.sequence_parallel).time);
                 lc.bwd += t;
                 by_bwd.op[slot] += t;
                 if (attention_core(op)) lc.attention_bwd += t;
-                ++lc.kernels;
+                if (run.launches()) ++lc.kernels;
             }
-            if (!fused) ++lc.kernels;
+            if (run.launches()) ++lc.kernels;
             if (cfg.tp > 1 && op.cls == work::OpClass::matmul) {
                 // Row-parallel output summed in forward; column-parallel input gradient in backward.
                 if (op.tp == work::TpSplit::k) {

@@ -675,3 +675,48 @@ TEST_CASE("fp8 casts and NCHW transposes are the step's extra kernels, outside e
     CHECK(nchw.by_class.of(work::OpClass::normalization).value > 0);
     CHECK(nchw.by_class.of(work::OpClass::conv).value == doctest::Approx(nhwc.by_class.of(work::OpClass::conv).value));
 }
+
+TEST_CASE("fused elementwise ops: a run after a GEMM is one kernel as wide as its widest op, a run after a norm is free") {
+    // One layer: a GEMM, then dropout (reads and writes m x n) and a residual add (reads two,
+    // writes one), as Megatron's bias-dropout-add fuses them; a second: a norm, then ReLU and
+    // the same add, as cuDNN's batch norm with fused add and activation runs them.
+    const double m = 4096, n = 4096;
+    const auto op = [&](std::string_view name, work::OpClass cls, double elems) {
+        return work::Op{.name = name, .cls = cls, .m = m, .n = n, .k = 0, .batch = 1, .fwd_flops = m * n,
+                        .fwd_elems = elems, .weight_elems = 0, .saved_elems = 0};
+    };
+    work::Op gemm{.name = "fc", .cls = work::OpClass::matmul, .m = m, .n = n, .k = n, .batch = 1,
+                  .fwd_flops = 2 * m * n * n, .fwd_elems = 2 * m * n, .weight_elems = n * n, .saved_elems = m * n};
+    const work::Op dropout = op("dropout", work::OpClass::elementwise, 2 * m * n),
+                   add = op("residual_add", work::OpClass::elementwise, 3 * m * n),
+                   relu = op("relu", work::OpClass::elementwise, 2 * m * n),
+                   norm = op("norm", work::OpClass::normalization, 2 * m * n);
+    const auto layer = [](std::string_view name, std::vector<work::Op> ops) {
+        return work::Layer{.name = name, .ops = std::move(ops), .params = 0, .repeat = 1};
+    };
+    const auto plan = [&](std::vector<work::Op> ops, bool fused) {
+        const work::Workload w{.name = "t", .domain = work::Domain::language, .seq_len = m, .layers = {layer("l", std::move(ops))}};
+        compute::StepConfig cfg = bf16_micro_batch_1();
+        cfg.fused_elementwise = fused;
+        return compute::plan_step(w, h100(), cfg);
+    };
+    const auto fwd = [&](std::vector<work::Op> ops) { return plan(std::move(ops), false).fwd.value; };
+    const auto bwd = [&](std::vector<work::Op> ops) { return plan(std::move(ops), false).bwd.value; };
+    // After a GEMM: the run costs the add's own time, forward and backward (the add moves more
+    // than the dropout), not the sum of both.
+    const auto gemm_run = plan({gemm, dropout, add}, true);
+    CHECK(gemm_run.fwd.value == doctest::Approx(fwd({gemm}) + fwd({add})));
+    CHECK(gemm_run.bwd.value == doctest::Approx(bwd({gemm}) + std::max(bwd({dropout}), bwd({add}))));
+    CHECK(gemm_run.fwd.value < fwd({gemm, dropout, add}));
+    // The widest op counts wherever it stands in the run.
+    CHECK(plan({gemm, add, dropout}, true).fwd.value == doctest::Approx(gemm_run.fwd.value));
+    // One kernel for the run in each direction, beside the GEMM's.
+    CHECK(gemm_run.layers[0].kernels == plan({gemm}, false).layers[0].kernels + 2);
+    // After a norm: the run folds into the norm's kernel.
+    const auto norm_run = plan({norm, relu, add}, true);
+    CHECK(norm_run.fwd.value == doctest::Approx(fwd({norm})));
+    CHECK(norm_run.bwd.value == doctest::Approx(bwd({norm})));
+    CHECK(norm_run.layers[0].kernels == plan({norm}, false).layers[0].kernels);
+    // Unfused, every op is its own kernel.
+    CHECK(plan({gemm, dropout, add}, false).fwd.value == doctest::Approx(fwd({gemm}) + fwd({dropout}) + fwd({add})));
+}
