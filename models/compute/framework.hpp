@@ -77,7 +77,7 @@ enum class GradReduce { param, fp32 };
 const Registry<GradReduce>& grad_reduce_registry();
 
 struct Framework {
-    bool fused_elementwise = false;   // elementwise ops fused into neighbouring kernels
+    bool fused_elementwise = false;   // elementwise ops fused: one kernel per run (StepConfig)
     bool flash_attention = false;     // fused attention kernel for decoder LLMs (sm80 and newer, 16-bit)
     bool flash_encoders = false;      // the same for encoders (BERT): only stacks that ship one
     bool tf32_matmul = false;         // fp32 matmuls run on TF32 tensor cores where the GPU has them

@@ -35,10 +35,10 @@ struct StepConfig {
     // 2k, ...: torchtitan's layer-level selective checkpointing, selective_ac_option "k"); the
     // others stash their activations. 1: every layer, embeddings and head included.
     int recompute_every = 1;
-    // Elementwise ops (ReLU, residual add, dropout, GELU, SwiGLU, rotary, pooling) run fused
-    // into the epilogue or prologue of the neighbouring GEMM or normalization, as XLA, the
-    // cuDNN fused BN-add-ReLU and the MLPerf submissions' fused kernels do: no kernel and no
-    // HBM round trip of their own. Their FLOPs still count.
+    // Elementwise ops (ReLU, residual add, dropout, GELU, SwiGLU, rotary, pooling) run fused:
+    // each run of consecutive ones is one kernel, folded at no cost into a normalization just
+    // before it (cuDNN's fused BN-add-ReLU, XLA), else one pass of the run's widest op
+    // (Megatron's bias-GeLU and bias-dropout-add; step.cpp, FusedRun). Their FLOPs still count.
     bool fused_elementwise = false;
     // fp32 GEMMs / convolutions on TF32 tensor cores when the GPU has them (framework switches).
     bool tf32_matmul = false;
