@@ -88,7 +88,7 @@ public:
     bool launches() const { return charge_ == Charge::full || (charge_ == Charge::excess && head_); }
 
 private:
-    Seconds charged(Seconds own, Seconds& widest) const {
+    Seconds charged(Seconds own, Seconds& widest) {
         if (charge_ == Charge::full) return own;
         if (charge_ == Charge::none) return Seconds{};
         const Seconds extra{std::max(0.0, own.value - widest.value)};
