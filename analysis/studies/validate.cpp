@@ -166,6 +166,19 @@ const std::set<std::string, std::less<>> spec_metrics{"peak_tflops", "hbm_gbps",
 // Whether a row counts towards the scores: trust high or medium (the data README).
 bool scored(const ValidationRow& v) { return v.trust != "low"; }
 
+// The columns a training row and its one-GPU twin may differ in (ValidationReport::TwinScaling):
+// what names the row, what grows with the GPU count, and what was measured.
+const std::set<std::string, std::less<>> twin_free_columns{"id",  "role",  "category", "gpus",   "global_batch",
+                                                           "dp",  "value", "trust",    "source", "notes"};
+
+// Every other column of the row, as one key: rows with equal keys measured the same run.
+std::string twin_key(const CsvTable& table, const CsvRow& row) {
+    std::string key;
+    for (const auto& col : table.header)
+        if (!twin_free_columns.contains(col)) key += col + '=' + row.at(col) + '\x1f';
+    return key;
+}
+
 }  // namespace
 
 
@@ -182,6 +195,10 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
     std::map<std::string, std::map<std::string, std::map<std::string, std::vector<double>>>> errors;
     // GPU-count group -> role -> signed errors of the predicted rate (training rows)
     std::map<std::string, std::map<std::string, std::vector<double>>> rate_errors;
+    // Predicted, scored training rows by twin key: the first one-GPU row of each key, and every
+    // multi-GPU check row (index into rep.rows).
+    std::map<std::string, std::size_t> one_gpu;
+    std::vector<std::pair<std::string, std::size_t>> multi_gpu;
     for (const CsvRow& row : table.rows) {
         ValidationRow v;
         int gpus = 0;  // training rows: GPUs of the run; 0 otherwise
@@ -237,6 +254,8 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
                 errors["category"][v.category][v.role].push_back(e);
                 errors["category"]["all"][v.role].push_back(e);
                 if (!v.gpu.empty()) errors["family"][gpu_family(v.gpu)][v.role].push_back(e);
+                if (gpus == 1) one_gpu.try_emplace(twin_key(table, row), rep.rows.size());
+                if (gpus > 1 && v.role == "check") multi_gpu.emplace_back(twin_key(table, row), rep.rows.size());
                 if (gpus > 0) {
                     const std::string group(scale_group(gpus));
                     errors["scale"][group][v.role].push_back(e);
@@ -272,6 +291,17 @@ ValidationReport validate_file(const std::string& path, const Overrides& what_if
             std::sort(e.begin(), e.end());
             rep.scale_rate_bias[group][role] = median_of_sorted(e);
         }
+    std::vector<double> twin_rows, twins, scaling;
+    for (const auto& [key, i] : multi_gpu) {
+        const auto it = one_gpu.find(key);
+        if (it == one_gpu.end()) continue;
+        const ValidationRow& n = rep.rows[i];
+        const ValidationRow& one = rep.rows[it->second];
+        twin_rows.push_back(std::abs(n.error));
+        twins.push_back(std::abs(one.error));
+        scaling.push_back(std::abs((1.0 + n.error) / (1.0 + one.error) - 1.0));
+    }
+    rep.twin_scaling = {error_stats(std::move(twin_rows)), error_stats(std::move(twins)), error_stats(std::move(scaling))};
     for (const auto& v : rep.rows) {
         if (v.role != "check" || !scored(v)) continue;
         ++rep.check_rows;
@@ -343,6 +373,19 @@ std::string validation_markdown(const ValidationReport& rep) {
                          st.max_abs_error * 100, bias * 100);
     });
     o += "\n";
+    const auto& t = rep.twin_scaling;
+    if (t.rows.n > 0) {
+        o += fmt::format("| {} multi-GPU check rows with a one-GPU twin | median | mean | p90 | max |\n|---|---|---|---|---|\n",
+                         t.rows.n);
+        const auto line = [&](std::string_view what, const ErrorStats& st) {
+            o += fmt::format("| {} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% |\n", what, st.median_abs_error * 100,
+                             st.mean_abs_error * 100, st.p90_abs_error * 100, st.max_abs_error * 100);
+        };
+        line("the rows", t.rows);
+        line("their one-GPU twins", t.twins);
+        line("the speed-up from one GPU", t.scaling);
+        o += "\n";
+    }
     return o;
 }
 
@@ -422,6 +465,19 @@ std::string validation_text(const ValidationReport& rep) {
                          bias * 100);
     });
     o += "\n";
+    const auto& t = rep.twin_scaling;
+    if (t.rows.n > 0) {
+        o += fmt::format("{:<30} {:>4} {:>10} {:>10} {:>10} {:>10}\n", "check rows with a 1-GPU twin", "n", "mean |e|",
+                         "median |e|", "p90 |e|", "max |e|");
+        const auto line = [&](std::string_view what, const ErrorStats& s) {
+            o += fmt::format("{:<30} {:>4} {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>9.1f}%\n", what, s.n, s.mean_abs_error * 100,
+                             s.median_abs_error * 100, s.p90_abs_error * 100, s.max_abs_error * 100);
+        };
+        line("  the rows", t.rows);
+        line("  their 1-GPU twins", t.twins);
+        line("  speed-up from 1 GPU", t.scaling);
+        o += "\n";
+    }
     return o;
 }
 
@@ -464,6 +520,16 @@ std::string validation_json(const ValidationReport& rep) {
     for (const auto& [group, roles] : rep.scale_rate_bias)
         for (const auto& [role, bias] : roles) j["by_scale"][group][role]["median_rate_error"] = bias;
     j["check"] = {{"rows", rep.check_rows}, {"predicted", rep.check_predicted}, {"misfits", rep.check_misfits}};
+    const auto stats = [](const ErrorStats& s) {
+        return Json{{"n", s.n},
+                    {"mean_abs_error", s.mean_abs_error},
+                    {"median_abs_error", s.median_abs_error},
+                    {"p90_abs_error", s.p90_abs_error},
+                    {"max_abs_error", s.max_abs_error}};
+    };
+    j["twin_scaling"] = {{"rows", stats(rep.twin_scaling.rows)},
+                         {"twins", stats(rep.twin_scaling.twins)},
+                         {"scaling", stats(rep.twin_scaling.scaling)}};
     return j.dump(2) + "\n";
 }
 

@@ -49,6 +49,16 @@ struct ValidationReport {
     // predicted - 1 for times: positive where the model is faster than the measurement.
     ErrorSummary by_scale;
     std::map<std::string, std::map<std::string, double>> scale_rate_bias;
+    // Scaling from one GPU. A multi-GPU training row whose file also holds the same run on one
+    // GPU (its twin: every column equal but the id, role, category, GPU count, global batch,
+    // data-parallel degree, value, trust, source and notes) is scored three ways: its own
+    // |error|, its twin's, and the |error| of the speed-up from one GPU the model predicts,
+    // (predicted_n / predicted_1) / (measured_n / measured_1) - 1, which is what a "8 or 16
+    // GPUs?" comparison rests on. Scored check rows with a predicted, scored twin only.
+    struct TwinScaling {
+        ErrorStats rows, twins, scaling;
+    };
+    TwinScaling twin_scaling;
     int check_rows = 0;               // scored check rows
     int check_predicted = 0;          // of which predicted
     int check_misfits = 0;            // of which the memory model says would not fit
@@ -67,7 +77,7 @@ std::string_view scale_group(int gpus);
 ValidationReport validate_file(const std::string& path, const Overrides& what_if = {});
 
 // The README's validation tables: check rows predicted, then errors by category, by GPU
-// family and by GPU count (trust high and medium).
+// family, by GPU count and against one-GPU twins (trust high and medium).
 std::string validation_markdown(const ValidationReport& report);
 
 // The README's ablation table: the check rows' error (trust high and medium, training rows)

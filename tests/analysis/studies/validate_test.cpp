@@ -27,6 +27,41 @@ analysis::Scenario row_scenario(const std::string& id) {
         if (r.at("id") == id) return analysis::compile_scenario(analysis::training_draft(r));
     throw std::runtime_error("no row " + id);
 }
+
+// Validation of the rows of measured.csv that `factor` names, each with its measured value
+// rewritten to its prediction times its factor: the model's error on it is then 1 / factor - 1.
+analysis::ValidationReport validate_rewritten(const std::map<std::string, double>& factor) {
+    const auto table = analysis::read_csv(measured);
+    std::map<std::string, double> predicted;
+    for (const auto& v : analysis::validate_file(measured).rows)
+        if (factor.contains(v.id)) predicted[v.id] = v.predicted;
+    REQUIRE(predicted.size() == factor.size());
+    namespace fs = std::filesystem;
+    const fs::path file = fs::temp_directory_path() / ("rentsim-rewritten-rows-" + std::to_string(::getpid()) + ".csv");
+    {
+        std::ofstream out(file);
+        const auto quoted = [](const std::string& cell) {
+            std::string q = "\"";
+            for (char c : cell) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+            return q + "\"";
+        };
+        for (std::size_t i = 0; i < table.header.size(); ++i) out << (i ? "," : "") << table.header[i];
+        out << "\n";
+        for (const auto& r : table.rows) {
+            if (!factor.contains(r.at("id"))) continue;
+            for (std::size_t i = 0; i < table.header.size(); ++i) {
+                const std::string& col = table.header[i];
+                const std::string cell = col == "value" ? fmt::format("{:.17g}", predicted.at(r.at("id")) * factor.at(r.at("id")))
+                                                        : r.at(col);
+                out << (i ? "," : "") << quoted(cell);
+            }
+            out << "\n";
+        }
+    }
+    auto rep = analysis::validate_file(file.string());
+    fs::remove(file);
+    return rep;
+}
 }  // namespace
 
 TEST_CASE("validation keeps every row of the file: predicted, or skipped with a reason") {
@@ -267,37 +302,7 @@ TEST_CASE("training rows are grouped by GPU count, with the signed error of the 
     // Four rows of measured.csv whose measured values are rewritten from their predictions:
     // the 512-GPU throughput at predicted / 1.25 (the model 25% faster), the 8-GPU time to
     // train at predicted / 1.25 (the model's time 25% longer: its rate 20% lower).
-    const std::map<std::string, double> scale{{"LFO-016", 1 / 1.25}, {"MLP-001", 1 / 1.25}, {"LFO-052", 1.0}, {"DLE-002", 1.0}};
-    const auto table = analysis::read_csv(measured);
-    const auto base = analysis::validate_file(measured);
-    std::map<std::string, double> predicted;
-    for (const auto& v : base.rows)
-        if (scale.contains(v.id)) predicted[v.id] = v.predicted;
-    REQUIRE(predicted.size() == 4);
-    namespace fs = std::filesystem;
-    const fs::path file = fs::temp_directory_path() / ("rentsim-scale-rows-" + std::to_string(::getpid()) + ".csv");
-    {
-        std::ofstream out(file);
-        const auto quoted = [](const std::string& cell) {
-            std::string q = "\"";
-            for (char c : cell) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-            return q + "\"";
-        };
-        for (std::size_t i = 0; i < table.header.size(); ++i) out << (i ? "," : "") << table.header[i];
-        out << "\n";
-        for (const auto& r : table.rows) {
-            if (!scale.contains(r.at("id"))) continue;
-            for (std::size_t i = 0; i < table.header.size(); ++i) {
-                const std::string& col = table.header[i];
-                const std::string cell = col == "value" ? fmt::format("{:.17g}", predicted.at(r.at("id")) * scale.at(r.at("id")))
-                                                        : r.at(col);
-                out << (i ? "," : "") << quoted(cell);
-            }
-            out << "\n";
-        }
-    }
-    const auto rep = analysis::validate_file(file.string());
-    fs::remove(file);
+    const auto rep = validate_rewritten({{"LFO-016", 1 / 1.25}, {"MLP-001", 1 / 1.25}, {"LFO-052", 1.0}, {"DLE-002", 1.0}});
     REQUIRE(rep.rows.size() == 4);
     CHECK(rep.by_scale.at("65+ GPUs").at("check").n == 1);
     CHECK(rep.by_scale.at("65+ GPUs").at("check").median_abs_error == doctest::Approx(0.25));
@@ -308,4 +313,24 @@ TEST_CASE("training rows are grouped by GPU count, with the signed error of the 
     CHECK(rep.by_scale.at("1 GPU").at("calibrate").n == 1);
     CHECK(analysis::validation_text(rep).find("2-8 GPUs             check        1      25.0%      25.0%      25.0%      25.0%     -20.0%") !=
           std::string::npos);
+}
+
+TEST_CASE("a multi-GPU row is scored against the same run on one GPU: the speed-up the model predicts") {
+    // DLE-002 and DLE-004 are one ResNet-50 fp16 recipe on one and on eight A100s; DLE-003 is
+    // the TF32 recipe on eight, whose one-GPU row (DLE-001) is left out. The one-GPU rate is
+    // rewritten 10% below its prediction, the eight-GPU rate 21% below: the model's speed-up
+    // from one GPU is 1.21 / 1.1 = 1.1 times the measured one.
+    const auto rep = validate_rewritten({{"DLE-002", 1 / 1.1}, {"DLE-004", 1 / 1.21}, {"DLE-003", 1.0}});
+    REQUIRE(rep.rows.size() == 3);
+    const auto& t = rep.twin_scaling;
+    CHECK(t.rows.n == 1);
+    CHECK(t.rows.median_abs_error == doctest::Approx(0.21));
+    CHECK(t.twins.median_abs_error == doctest::Approx(0.1));
+    CHECK(t.scaling.median_abs_error == doctest::Approx(0.1));
+    CHECK(analysis::validation_text(rep).find("  speed-up from 1 GPU             1      10.0%      10.0%      10.0%      10.0%") !=
+          std::string::npos);
+    CHECK(analysis::validation_markdown(rep).find("| the speed-up from one GPU | 10.0% | 10.0% | 10.0% | 10.0% |") !=
+          std::string::npos);
+    // Without its twin a row is not scored this way.
+    CHECK(validate_rewritten({{"DLE-004", 1.0}, {"DLE-003", 1.0}}).twin_scaling.rows.n == 0);
 }
