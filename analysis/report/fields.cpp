@@ -159,7 +159,7 @@ constexpr Field fields[] = {
     {"rl.scoring_s", K::number, "s", json, P::fits_if_set, rl_figure<&RlResult::scoring_s>, "per rollout and GPU: forward passes of the policy, the critic, the reference and the reward model over the responses"},
     {"rl.kv_cache_gib", K::number, "GiB", json, P::fits_if_set, rl_figure<&RlResult::kv_cache_gib>, "the generation's K/V cache at full length, counted in `memory.activations_gib` when larger than the training activations"},
     {"tflops_per_gpu", K::number, "TFLOP/s", both, P::fits, get<&R::tflops_per_gpu>, "model FLOPs per second per GPU, without recomputation"},
-    {"mfu", K::number, "fraction", both, P::fits, get<&R::mfu>, "`tflops_per_gpu` over the GPU's dense peak at the run's precision"},
+    {"mfu", K::number, "fraction", both, P::fits, get<&R::mfu>, "`tflops_per_gpu` over the GPU's dense peak at the run's precision; in an fp32 run, the FLOPs that run on TF32 tensor cores count at the TF32 peak"},
     {"hardware_tflops_per_gpu", K::number, "TFLOP/s", both, P::fits, get<&R::hardware_tflops_per_gpu>, "FLOPs executed per second per GPU, recomputed forward included"},
     {"allreduce_busbw_gbps", K::number, "GB/s", both, P::fits, get<&R::allreduce_busbw_gbps>, "bus bandwidth of the largest gradient bucket's collective, as nccl-tests counts it"},
     {"simulated_iterations", K::integer, "", last, P::always, get<&R::simulated_iterations>, "steps simulated event by event; the rest were fast-forwarded"},

@@ -160,6 +160,16 @@ double evaluation_pass_s(const WorkloadSpec& w, const StepPlan& p) {
     return (micro_batches + p.pp - 1) * p.step.fwd.value / p.pp;
 }
 
+// The dense peak MFU divides by, TFLOP/s: the run's precision, except that the share of an
+// fp32 run's FLOPs that executes on TF32 tensor cores counts at the TF32 peak (the harmonic
+// mean by FLOPs), so that MFU stays a fraction of what the GPU can do for that work.
+double mfu_peak_tflops(const compute::GpuSpec& gpu, compute::Precision p, double tf32_share) {
+    const double own = gpu.peak_tflops[static_cast<std::size_t>(p)];
+    const double tf32 = gpu.peak_tflops[static_cast<std::size_t>(compute::Precision::tf32)];
+    if (p != compute::Precision::fp32 || tf32_share <= 0 || tf32 <= 0) return own;
+    return 1.0 / ((1.0 - tf32_share) / own + tf32_share / tf32);
+}
+
 // Steady step figures of one simulated step plan.
 double iteration_s(const Timeline& tl) {
     return static_cast<double>(tl.period_time) / static_cast<double>(tl.period ? tl.period : 1) * 1e-9;
@@ -522,7 +532,7 @@ Result run_one(const Scenario& s, const net::Network& network, const RunOptions&
     // pass over the sequence: a third of a training pass each.
     const double passes = w.rl.enabled ? w.rl.ppo_epochs * (1.0 + double(w.rl.critic)) + (w.rl.scoring_passes() + 1) / 3.0 : 1.0;
     r.tflops_per_gpu = passes * p.step.model_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
-    r.mfu = r.tflops_per_gpu / gpu.peak_tflops[static_cast<std::size_t>(w.precision)];
+    r.mfu = r.tflops_per_gpu / mfu_peak_tflops(gpu, w.precision, p.step.tf32_flops_share);
     r.hardware_tflops_per_gpu = passes * p.step.hardware_flops_per_sample.value * r.throughput_samples_per_s / r.gpus / 1e12;
     diagnose_input(p.training, p.input, tl, seed, r);
     r.simulated_iterations = tl.simulated_iterations;

@@ -131,7 +131,7 @@ struct Result {
     Breakdown breakdown;
     RlResult rl;
     double tflops_per_gpu = 0;      // model FLOPs (no recomputation) per second per GPU
-    double mfu = 0;                 // tflops_per_gpu / dense peak at the precision
+    double mfu = 0;                 // tflops_per_gpu / dense peak at the precision (TF32's for an fp32 run's TF32 work)
     double hardware_tflops_per_gpu = 0;  // FLOPs executed, recomputation included
     double memory_per_gpu_gib = 0;
     MemoryParts memory;

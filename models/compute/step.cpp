@@ -192,14 +192,14 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                                 (op.tp == work::TpSplit::n && op.cls == work::OpClass::matmul);
         return replicated && !cfg.sequence_parallel ? 1.0 : tp;
     };
-    double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0;
+    double fwd_flops = 0, recomputed_flops = 0, saved_elems = 0, tf32_fwd_flops = 0;
     // Layers that replay their forward, and the largest stash of one of them (it lives while
     // that layer's backward runs).
     int replayed_layers = 0;
     double replayed_stash_max = 0;
     for (const auto& layer : w.layers) {
         LayerCost lc{layer.name, Seconds{}, Seconds{}, 0.0, 0.0, 0, 0, 0, Bytes{}, Bytes{}, Seconds{}, Seconds{}};
-        double layer_saved = 0, layer_flops = 0, layer_recomputed = 0, layer_adapters = 0;
+        double layer_saved = 0, layer_flops = 0, layer_recomputed = 0, layer_adapters = 0, layer_tf32_flops = 0;
         double layer_tensors = 0, layer_decayed = 0, layer_op_weights = 0, adapted_tensors = 0;
         const bool adapted = cfg.lora_rank > 0 && layer.transformer_block;
         Seconds recompute_time{};
@@ -269,6 +269,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             by_fwd.extra += extra_fwd;
             by_bwd.extra += extra_bwd;
             layer_flops += op.fwd_flops;
+            if (p == Precision::tf32 && cfg.precision == Precision::fp32) layer_tf32_flops += op.fwd_flops;
             // Dropout masks are one byte whatever the precision: count them in activation elements.
             double saved = op.saved_elems + op.saved_mask_elems / elem_b;
             if (cfg.recompute == Recompute::selective) {
@@ -372,12 +373,14 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         out.params += lc.params * layer.repeat;
         out.trainable_params += lc.trainable_params * layer.repeat;
         fwd_flops += layer_flops * layer.repeat;
+        tf32_fwd_flops += layer_tf32_flops * layer.repeat;
     }
     // Forward, input gradients and weight gradients: 3x the forward. Under LoRA the frozen
     // weights have no weight gradient: 2x, the adapters' share being negligible at small rank.
     const double passes = cfg.lora_rank > 0 ? 2.0 : 3.0;
     out.model_flops_per_sample = Flops{passes * fwd_flops};
     out.hardware_flops_per_sample = Flops{passes * fwd_flops + recomputed_flops};
+    out.tf32_flops_share = fwd_flops > 0 ? tf32_fwd_flops / fwd_flops : 0.0;
 
     const bool adam = out.optimizer_kind == Optimizer::adam;
     const double shard = cfg.zero >= 1 ? static_cast<double>(cfg.dp) : 1.0;

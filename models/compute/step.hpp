@@ -131,6 +131,9 @@ struct StepCost {
     double decayed_tensors = 0;    // of which weights (GEMM, convolution, embedding): not biases or norms
     units::Flops model_flops_per_sample;  // 3 x forward FLOPs, no recomputation (MFU convention)
     units::Flops hardware_flops_per_sample;  // with recomputation (the replayed forward ops)
+    // Of the model FLOPs of an fp32 run, the fraction its ops execute on TF32 tensor cores
+    // (op_precision: where the framework allows it and the GPU has them); 0 otherwise.
+    double tf32_flops_share = 0;
     double params = 0;             // parameters held by this GPU (after TP)
     double trainable_params = 0;   // of which trained: all, or LoRA's adapters
     units::Bytes gradient_bytes;   // bytes of gradients this GPU all-reduces each step

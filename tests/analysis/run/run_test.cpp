@@ -201,6 +201,27 @@ TEST_CASE("fp32 ResNet-50 on an A100 is faster than on a V100 with PyTorch's TF3
     CHECK(fp32_rate("a100-sxm4-40gb") > fp32_rate("a100-sxm4-40gb", R"(fp32", "tf32": false)"));
 }
 
+TEST_CASE("MFU of an fp32 run counts the FLOPs that run on TF32 tensor cores at the TF32 peak") {
+    const auto result = [](const std::string& extra) {
+        const auto s = analysis::parse_scenarios(resnet_fp32("a100-sxm4-80gb", extra), "r.json").points.at(0);
+        return std::pair{analysis::run_scenario(s), analysis::plan_step(s, 1, analysis::cluster_network(s))};
+    };
+    // A100: fp32 19.5, TF32 156 TFLOP/s dense (the catalog).
+    const auto [on, on_plan] = result("fp32\"");
+    const double share = on_plan.step.tf32_flops_share;
+    // PyTorch's default runs the convolutions on TF32; the classifier's GEMM and the streaming
+    // ops' FLOPs stay fp32.
+    CHECK(share > 0.98);
+    CHECK(share < 1.0);
+    CHECK(on.mfu == doctest::Approx(on.tflops_per_gpu * ((1 - share) / 19.5 + share / 156.0)));
+    CHECK(on.mfu < 1.0);
+    CHECK(on.tflops_per_gpu / 19.5 > 1.0);  // against the fp32 peak alone: over 1
+    // With TF32 off every FLOP runs at the fp32 peak.
+    const auto [off, off_plan] = result(R"(fp32", "tf32": false)");
+    CHECK(off_plan.step.tf32_flops_share == 0.0);
+    CHECK(off.mfu == doctest::Approx(off.tflops_per_gpu / 19.5));
+}
+
 TEST_CASE("held-out evaluations add their forward passes to the time to train, and are billed") {
     std::string text = R"({"schema": 1, "name": "e",
       "workload": {"model": "resnet50", "precision": "fp16", "batch_per_gpu": 256, "dataset_samples": 1281167, "epochs": 90},
