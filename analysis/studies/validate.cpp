@@ -502,15 +502,17 @@ std::string validation_json(const ValidationReport& rep) {
         }
         j["rows"].push_back(std::move(r));
     }
-    const auto summary = [](const ErrorSummary& groups) {
+    const auto stats = [](const ErrorStats& s) {
+        return Json{{"n", s.n},
+                    {"mean_abs_error", s.mean_abs_error},
+                    {"median_abs_error", s.median_abs_error},
+                    {"p90_abs_error", s.p90_abs_error},
+                    {"max_abs_error", s.max_abs_error}};
+    };
+    const auto summary = [&](const ErrorSummary& groups) {
         Json out = Json::object();
         for (const auto& [group, roles] : groups)
-            for (const auto& [role, s] : roles)
-                out[group][role] = {{"n", s.n},
-                                    {"mean_abs_error", s.mean_abs_error},
-                                    {"median_abs_error", s.median_abs_error},
-                                    {"p90_abs_error", s.p90_abs_error},
-                                    {"max_abs_error", s.max_abs_error}};
+            for (const auto& [role, s] : roles) out[group][role] = stats(s);
         return out;
     };
     j["summary"] = summary(rep.summary);
@@ -520,13 +522,6 @@ std::string validation_json(const ValidationReport& rep) {
     for (const auto& [group, roles] : rep.scale_rate_bias)
         for (const auto& [role, bias] : roles) j["by_scale"][group][role]["median_rate_error"] = bias;
     j["check"] = {{"rows", rep.check_rows}, {"predicted", rep.check_predicted}, {"misfits", rep.check_misfits}};
-    const auto stats = [](const ErrorStats& s) {
-        return Json{{"n", s.n},
-                    {"mean_abs_error", s.mean_abs_error},
-                    {"median_abs_error", s.median_abs_error},
-                    {"p90_abs_error", s.p90_abs_error},
-                    {"max_abs_error", s.max_abs_error}};
-    };
     j["twin_scaling"] = {{"rows", stats(rep.twin_scaling.rows)},
                          {"twins", stats(rep.twin_scaling.twins)},
                          {"scaling", stats(rep.twin_scaling.scaling)}};
