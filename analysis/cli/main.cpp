@@ -376,8 +376,8 @@ int calibrate_command(const CalibrateOptions& o) {
     const auto& spec = compute::find_gpu(o.gpu);
     fmt::print("  matmul efficiency: fp32 {:.3f}  tf32 {:.3f}  fp16/bf16 {:.3f}  fp8 {:.3f}\n", c.matmul_eff[0],
                c.matmul_eff[1], c.matmul_eff[2], c.matmul_eff[4]);
-    fmt::print("  conv efficiency {:.3f}, k fill {:.0f}, memory efficiency {:.3f}, kernel overhead {:.2f} us, "
-               "step overhead {:.2f} ms\n", c.conv_eff, c.k_fill, c.mem_eff, c.kernel_overhead_s * 1e6,
+    fmt::print("  conv efficiency {:.3f} (tf32 {:.3f}), k fill {:.0f}, memory efficiency {:.3f}, kernel overhead {:.2f} us, "
+               "step overhead {:.2f} ms\n", c.conv_eff, c.conv_eff_tf32, c.k_fill, c.mem_eff, c.kernel_overhead_s * 1e6,
                c.step_overhead_s * 1e3);
     fmt::print("  attention efficiency {:.3f}, tensor energy {:.3f} pJ/FLOP (tensor clock {:.3f} of boost under "
                "the {:.0f} W limit)\n", c.attention_eff, c.tensor_energy_pj,

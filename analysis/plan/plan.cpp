@@ -458,13 +458,32 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     const double stage_params = par.pp > 1 ? stage_params_max : step.params;
     const double stage_trainable = par.pp > 1 ? stage_trainable_max : step.trainable_params;
     units::Seconds gather_exposed{}, gather_contention{};
+    // A gather that overlaps the forward runs one collective per layer (FSDP all-gathers each
+    // wrapped unit before its forward, PyTorch FSDP docs; Megatron-Core gathers bucket by
+    // bucket as the forward reaches it), in order on one communication stream: layer i's
+    // forward waits for its own gather, and each gather for the one before. So every layer's
+    // collective pays its own latency, and the first one is never hidden. Returns the delay
+    // it adds to the stage's forward and the time its collectives take.
+    const auto forward_gather = [&](bool trainable_only) {
+        units::Seconds comm_done{}, compute_done{}, work{}, wire{};
+        for (int c = slow; c < stages; c += par.pp)
+            for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i) {
+                const double p = trainable_only ? step.layers[i].trainable_params : step.layers[i].params;
+                const units::Seconds g = dp_collective(net::Collective::all_gather, p * gather_b).time;
+                comm_done += g;
+                wire += g;
+                compute_done = std::max(compute_done, comm_done) + fwd[i];
+                work += fwd[i];
+            }
+        return std::pair{compute_done - work, wire};
+    };
     // Every ZeRO-3 implementation prefetches (FSDP's BACKWARD_PRE and forward prefetch,
     // DeepSpeed's stage3_prefetch_bucket_size); `overlap_param_gather` is ZeRO-1/2's switch.
     // The hidden part of the gather slows the forward that hides it.
     if (par.zero >= 3 && replicas > 1) {
-        const auto gather = dp_collective(net::Collective::all_gather, stage_params * gather_b).time;
-        if (gather > slow_fwd) gather_exposed = gather - slow_fwd;
-        if (par.overlap_contention) gather_contention = std::min(gather, slow_fwd) * compute::overlap_compute_slowdown;
+        const auto [exposed, wire] = forward_gather(false);
+        gather_exposed = exposed;
+        if (par.overlap_contention) gather_contention = (wire - exposed) * compute::overlap_compute_slowdown;
     }
     micro_comm += gather_exposed;
     // A slot: the stage's compute and TP collectives, the two pipeline transfers, and the
@@ -540,8 +559,9 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // bucket runs behind the next step's forward and only the excess is exposed.
     if ((par.zero == 1 || par.zero == 2) && replicas > 1) {
         // Only trained parameters change: LoRA's frozen weights are never gathered again.
-        units::Seconds gather = dp_collective(net::Collective::all_gather, stage_trainable * gather_b).time;
-        if (par.overlap_param_gather) gather = gather > slow_fwd ? gather - slow_fwd : units::Seconds{};
+        units::Seconds gather = par.overlap_param_gather
+                                    ? forward_gather(true).first
+                                    : dp_collective(net::Collective::all_gather, stage_trainable * gather_b).time;
         plan.bucket_bwd.push_back(0);
         plan.bucket_comm.push_back(ns(gather));
     }

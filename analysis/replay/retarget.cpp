@@ -58,7 +58,7 @@ KernelClass guess_class(const std::string& name) {
 
 double compute_rate(const compute::GpuModel& m, KernelClass c, Precision p) {
     switch (c) {
-    case KernelClass::convolution: return m.matmul_rate(p).value * m.calibration().conv_eff;
+    case KernelClass::convolution: return m.matmul_rate(p).value * m.conv_eff(p);
     case KernelClass::attention: return m.attention_rate(p).value;
     default: return m.matmul_rate(p).value;
     }

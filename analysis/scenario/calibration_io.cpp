@@ -23,6 +23,7 @@ constexpr NumberRange calibration_ranges_table[] = {
     {"matmul_eff.fp8", 0, 1, ""},
     {"matmul_eff.fp4", 0, 1, ""},
     {"conv_eff", 1e-3, 4, ""},
+    {"conv_eff_tf32", 1e-3, 4, ""},
     {"k_fill", 0, 1e6, "elements"},
     {"mem_eff", 1e-3, 1, ""},
     {"attention_eff", 0, 1, ""},
@@ -40,7 +41,7 @@ std::span<const NumberRange> calibration_number_ranges() { return calibration_ra
 compute::Calibration parse_calibration(const std::string& text, const std::string& file) {
     const Json j = parse_json_text(text, file);
     JsonSource src{file, {}, calibration_ranges_table};
-    Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "k_fill", "mem_eff", "attention_eff",
+    Object o(Value(j, "", src), {"schema", "gpu", "matmul_eff", "conv_eff", "conv_eff_tf32", "k_fill", "mem_eff", "attention_eff",
                                  "tensor_energy_pj", "kernel_overhead_us", "step_overhead_us", "fitted_from", "date", "fit"});
     if (o.at("schema").as_int() != 1) o.at("schema").fail("unsupported schema; this rentsim reads schema 1");
     compute::Calibration c;
@@ -53,6 +54,10 @@ compute::Calibration parse_calibration(const std::string& text, const std::strin
     constexpr auto fp8 = static_cast<std::size_t>(compute::Precision::fp8), fp4 = static_cast<std::size_t>(compute::Precision::fp4);
     if (!eff.has("fp4")) c.matmul_eff[fp4] = c.matmul_eff[fp8];
     c.conv_eff = o.at("conv_eff").as_positive_number();
+    // Optional: null on parts without TF32; files fitted before it existed run TF32
+    // convolutions at conv_eff.
+    c.conv_eff_tf32 = c.conv_eff;
+    if (auto t = o.get("conv_eff_tf32")) c.conv_eff_tf32 = t->json().is_null() ? 0.0 : t->as_positive_number();
     c.k_fill = o.at("k_fill").as_nonnegative_number();
     c.mem_eff = o.at("mem_eff").as_fraction();
     if (c.mem_eff <= 0) o.at("mem_eff").fail("expected a positive fraction");
@@ -89,6 +94,8 @@ std::string calibration_to_json(const compute::Calibration& c, const std::option
     }
     j["matmul_eff"] = eff;
     j["conv_eff"] = c.conv_eff;
+    if (c.conv_eff_tf32 > 0) j["conv_eff_tf32"] = c.conv_eff_tf32;
+    else j["conv_eff_tf32"] = nullptr;
     j["k_fill"] = c.k_fill;
     j["mem_eff"] = c.mem_eff;
     j["attention_eff"] = c.attention_eff;

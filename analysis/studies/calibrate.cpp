@@ -23,7 +23,7 @@ using compute::Precision;
 
 // Parameter vector, in a transformed space where any real value is valid:
 // efficiencies through a logistic, positive quantities through exp.
-enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_kfill, p_mem, p_kernel, p_step, p_attn, p_power, n_params };
+enum Param : int { p_fp32, p_tf32, p_half, p_fp8, p_conv, p_conv_tf32, p_kfill, p_mem, p_kernel, p_step, p_attn, p_power, n_params };
 
 // Weak priors (compute::prior_*, gpu_model.hpp): their spread (one unit in the transformed
 // space) is wide enough that a handful of rows overrides them.
@@ -67,6 +67,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     // same tensor-core pipeline at twice the rate), stated as borrowed in the README.
     c.matmul_eff[5] = eff(Precision::fp4, p_fp8);
     c.conv_eff = logistic(x[p_conv]);
+    c.conv_eff_tf32 = spec.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0 ? logistic(x[p_conv_tf32]) : 0.0;
     c.k_fill = std::exp(x[p_kfill]);
     c.mem_eff = logistic(x[p_mem]);
     c.kernel_overhead_s = std::exp(x[p_kernel]);
@@ -79,7 +80,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
 Eigen::VectorXd prior_vector() {
     Eigen::VectorXd x(n_params);
     x[p_fp32] = x[p_tf32] = x[p_half] = x[p_fp8] = logit(compute::prior_matmul_eff);
-    x[p_conv] = logit(compute::prior_conv_eff);
+    x[p_conv] = x[p_conv_tf32] = logit(compute::prior_conv_eff);
     x[p_kfill] = std::log(compute::prior_k_fill);
     x[p_mem] = logit(compute::prior_mem_eff);
     x[p_kernel] = std::log(compute::prior_kernel_overhead_s);
@@ -156,8 +157,6 @@ void add_training_rows(const std::vector<std::string>& files, const std::string&
 // Per-row predicted time, for the row's own GPU part with the shared efficiencies.
 double predict(const CalibrationRow& row, compute::Calibration c) {
     const auto& spec = compute::find_gpu(row.gpu);
-    // A part without TF32 units (V100) runs TF32 requests as FP32.
-    if (spec.peak_tflops[1] == spec.peak_tflops[0]) c.matmul_eff[1] = c.matmul_eff[0];
     c.gpu = row.gpu;
     const compute::GpuModel gpu(spec, c);
     if (row.scenario) {

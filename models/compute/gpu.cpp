@@ -201,12 +201,16 @@ constexpr GpuSpec gpus[] = {
      "NVLink fields 0. 84 SMs (10,752 CUDA cores / 128)",
      "ampere-ga10x", true, 0.0},
     {"rtx6000-ada", "NVIDIA RTX 6000 Ada Generation 48 GB (Ada, PCIe Gen4, no NVLink)", 142,
-     {91.1, 182.1, 364.2, 364.2, 728.5, 0.0}, 48.0, 960.0, 0, 0, 0.0, false, 4, 300.0,
+     {91.1, 91.05, 182.1, 182.1, 364.2, 0.0}, 48.0, 960.0, 0, 0, 0.0, false, 4, 300.0,
      "NVIDIA RTX 6000 Ada Generation datasheet (FP32 91.1 TFLOPS; tensor 1,457 TFLOPS, FP8 with sparsity; "
      "48 GB GDDR6 with ECC at 960 GB/s; 300 W; PCIe Gen4), read 2026-12-01; measured.csv SPX-082, "
-     "SPX-106..108. FP8 728.5 = 1,457 / 2; FP16/BF16 364.2 and TF32 182.1 by Ada's ratios (1/2, 1/4 of "
-     "FP8, as on the L40 and L40S): an estimate, the datasheet prints only the FP8 figure. 142 SMs "
-     "(18,176 CUDA cores / 128)",
+     "SPX-106..108. 142 SMs (18,176 CUDA cores / 128); FP32 91.1 = 18,176 x 2 x 2.505 GHz. The "
+     "datasheet's tensor figure is the FP16-accumulate rate: the Ada whitepaper's RTX 4090 FP8 with FP16 "
+     "accumulate, 660.6 TFLOPS dense at 128 SMs and 2.52 GHz, scaled to 142 SMs at 2.505 GHz and doubled "
+     "for sparsity is 1,457. The rates with FP32 accumulate, which training uses, are the L40's (the same "
+     "142-SM AD102 at 300 W; L40 datasheet FP16/BF16 181.05, FP8 362, TF32 90.5 TFLOPS dense, its FP32 90.5 = "
+     "18,176 x 2 x 2.49 GHz) scaled to 2.505 GHz: FP16/BF16 182.1, FP8 364.2, TF32 91.05, an estimate "
+     "(read 2026-12-07)",
      "ada", true, 0.0},
     // AMD: compute units in the SM column; Infinity Fabric (xGMI) in gpu_link_gbps, not NVLink.
     {"mi300x", "AMD Instinct MI300X OAM 192 GB (CDNA3, Infinity Fabric 448 GB/s per direction, PCIe Gen5)", 304,

@@ -15,6 +15,7 @@ Calibration prior_calibration(const GpuSpec& spec) {
     c.gpu = std::string(spec.name);
     for (std::size_t i = 0; i < precision_count; ++i) c.matmul_eff[i] = spec.peak_tflops[i] > 0 ? prior_matmul_eff : 0.0;
     c.conv_eff = prior_conv_eff;
+    c.conv_eff_tf32 = spec.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0 ? prior_conv_eff : 0.0;
     c.k_fill = prior_k_fill;
     c.mem_eff = prior_mem_eff;
     c.kernel_overhead_s = prior_kernel_overhead_s;
@@ -97,7 +98,7 @@ Seconds GpuModel::gemm_time(double m, double n, double k, double batch, Precisio
     const double waves = std::ceil(tiles / sms);
     const double tile_flops = 2.0 * tile_edge * tile_edge * (k / split + cal_.k_fill);
     double compute = waves * sms * tile_flops / rate.value;
-    if (convolution) compute /= cal_.conv_eff;
+    if (convolution) compute /= conv_eff(p);
     const double elem = activation_bytes(p);
     const double traffic = (traffic_elems > 0 ? traffic_elems : (m * k + k * n + m * n) * batch) * elem;
     const double memory = traffic / memory_rate().value;

@@ -56,6 +56,11 @@ struct Calibration {
     std::string gpu;                                  // catalog name it was fitted for
     std::array<double, precision_count> matmul_eff{};  // fraction of dense peak reached by large GEMMs
     double conv_eff = 1.0;            // convolution efficiency relative to a GEMM of the same shape, (0, 1]
+    // The same for TF32 convolutions, relative to a TF32 GEMM: cuDNN's TF32 kernels are a
+    // family of their own, fitted apart (NVIDIA's A100 ResNet-50 trains 2.63x faster in AMP
+    // than in TF32, 2,470 against 938 img/s, measured.csv DLE-001/002, where the peaks and the
+    // bytes per element differ by 2x). 0 on parts without TF32.
+    double conv_eff_tf32 = 1.0;
     double k_fill = 0.0;              // pipeline fill per tile, in K elements
     double mem_eff = 0.8;             // fraction of HBM bandwidth reached by streaming kernels
     double kernel_overhead_s = 0.0;   // launch and tail per kernel, seconds
@@ -118,6 +123,11 @@ public:
 
     // Effective rates this model assumes, for reports.
     units::FlopsPerSecond matmul_rate(Precision p) const;
+    // A convolution's efficiency relative to a GEMM of precision p: conv_eff_tf32 for TF32
+    // (where the calibration has one), conv_eff otherwise.
+    double conv_eff(Precision p) const {
+        return p == Precision::tf32 && cal_.conv_eff_tf32 > 0 ? cal_.conv_eff_tf32 : cal_.conv_eff;
+    }
     // attention_eff x the dense peak of the precision FlashAttention runs in for step
     // precision p (attention_precision).
     units::FlopsPerSecond attention_rate(Precision p) const;

@@ -191,7 +191,7 @@ TEST_CASE("V100 has no TF32 units and refuses tf32, naming the precisions it has
     }
 }
 
-// With TF32 switched off the A100 comes out 13% slower than the V100, not faster: the
+// With TF32 switched off the A100 comes out 14% slower than the V100, not faster: the
 // A100 family's fitted memory efficiency (0.49) absorbs what its heterogeneous rows disagree
 // on (README, "Validation"). That is a known weakness, not asserted here.
 TEST_CASE("fp32 ResNet-50 on an A100 is faster than on a V100 with PyTorch's TF32 convolutions") {

@@ -29,6 +29,7 @@ TEST_CASE("every shipped calibration is what the fitting code produces from the 
         for (std::size_t p = 0; p < compute::precision_count; ++p)
             CHECK(fit.matmul_eff[p] == doctest::Approx(shipped.matmul_eff[p]).epsilon(1e-9));
         CHECK(fit.conv_eff == doctest::Approx(shipped.conv_eff).epsilon(1e-9));
+        CHECK(fit.conv_eff_tf32 == doctest::Approx(shipped.conv_eff_tf32).epsilon(1e-9));
         CHECK(fit.mem_eff == doctest::Approx(shipped.mem_eff).epsilon(1e-9));
         CHECK(fit.k_fill == doctest::Approx(shipped.k_fill).epsilon(1e-9));
         CHECK(fit.kernel_overhead_s == doctest::Approx(shipped.kernel_overhead_s).epsilon(1e-9));
@@ -44,6 +45,7 @@ TEST_CASE("the fit uses only calibrate rows and stays physical") {
     const auto rep = analysis::fit_calibration("a100-sxm4-80gb", {measured}, "2026-11-29");
     for (double e : rep.calibration.matmul_eff) CHECK((e >= 0.0 && e <= 1.0));
     CHECK(rep.calibration.conv_eff <= 1.0);
+    CHECK(rep.calibration.conv_eff_tf32 <= 1.0);
     CHECK(rep.calibration.mem_eff <= 1.0);
     // Best-shape GEMM rows are reproduced within 18%: one fp16 efficiency serves them and the
     // end-to-end rows, whose smaller GEMMs run below it (the worst best-shape row, GEM-010, is 17.9% slow).
@@ -57,8 +59,34 @@ TEST_CASE("a calibration survives a round trip through its JSON file") {
     CHECK(back.mem_eff == doctest::Approx(c.mem_eff));
     CHECK(back.matmul_eff[2] == doctest::Approx(c.matmul_eff[2]));
     CHECK(back.tensor_energy_pj > 0);
+    CHECK(back.conv_eff_tf32 > 0);
+    CHECK(back.conv_eff_tf32 == doctest::Approx(c.conv_eff_tf32));
+    // A part without TF32 writes null and reads it back as none.
+    const auto v100 = analysis::shipped_calibration("v100-sxm2-16gb");
+    CHECK(v100.conv_eff_tf32 == 0.0);
+    CHECK(analysis::calibration_to_json(v100).find(R"("conv_eff_tf32": null)") != std::string::npos);
+    CHECK(analysis::parse_calibration(analysis::calibration_to_json(v100), "v.json").conv_eff_tf32 == 0.0);
     CHECK(back.tensor_energy_pj == doctest::Approx(c.tensor_energy_pj));
     CHECK(back.fitted_from == c.fitted_from);
+}
+
+TEST_CASE("a row on a part whose TF32 peak equals its FP32 peak is predicted with the TF32 efficiency") {
+    // The RTX 4090 lists 82.6 TFLOP/s for both: its TF32 GEMMs still run on tensor cores at
+    // the fitted TF32 efficiency, as the simulator runs them, not at the FP32 one.
+    analysis::CalibrationRow row;
+    row.gpu = "rtx4090";
+    row.kind = analysis::RowKind::gemm;
+    row.precision = compute::Precision::tf32;
+    row.m = row.n = row.k = 8192;
+    row.batch = 1;
+    auto cal = analysis::shipped_calibration("rtx4090");
+    cal.matmul_eff[static_cast<std::size_t>(compute::Precision::fp32)] = 0.9;
+    cal.matmul_eff[static_cast<std::size_t>(compute::Precision::tf32)] = 0.45;
+    const compute::GpuModel gpu(compute::find_gpu("rtx4090"), cal);
+    const double t = gpu.gemm_time(row.m, row.n, row.k, row.batch, row.precision).value;
+    CHECK(analysis::predict_row(row, cal) == doctest::Approx(t));
+    // By hand: 2 x 8192^3 FLOPs at 0.45 x 82.6 TFLOP/s (and the power clock) is about 30 ms.
+    CHECK(t > 2.0 * 8192.0 * 8192.0 * 8192.0 / (0.45 * 82.6e12) * 0.99);
 }
 
 TEST_CASE("an attention row is predicted as one FlashAttention kernel of its FLOPs, blocks and traffic") {

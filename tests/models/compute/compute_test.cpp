@@ -141,8 +141,11 @@ TEST_CASE("one hand-checked datasheet figure per 2026 part") {
     CHECK(tflops("rtx4090", Precision::bf16) == doctest::Approx(165.2));
     // RTX A6000 datasheet: 309.7 TFLOPS tensor with sparsity -> 154.8 dense.
     CHECK(tflops("rtx-a6000", Precision::fp16) == doctest::Approx(154.8));
-    // RTX 6000 Ada datasheet: 1,457 TFLOPS FP8 with sparsity -> 728.5 dense.
-    CHECK(tflops("rtx6000-ada", Precision::fp8) == doctest::Approx(728.5));
+    // RTX 6000 Ada: the datasheet's 1,457 TFLOPS (FP8 with sparsity) is the FP16-accumulate
+    // rate; its FP32-accumulate rates are the L40's (same 142-SM AD102, 300 W) at its 2.505 GHz
+    // clock (91.1 TFLOPS FP32 = 18,176 cores x 2 x 2.505 GHz; the L40's 90.5 is at 2.49 GHz).
+    CHECK(tflops("rtx6000-ada", Precision::bf16) == doctest::Approx(181.05 * 2.505 / 2.49).epsilon(1e-3));
+    CHECK(tflops("rtx6000-ada", Precision::fp8) == doctest::Approx(362.0 * 2.505 / 2.49).epsilon(1e-3));
     // AMD MI300X data sheet: 304 CUs, FP16/BF16 1,307.4 TFLOPS dense.
     CHECK(compute::find_gpu("mi300x").sms == 304);
     CHECK(tflops("mi300x", Precision::bf16) == doctest::Approx(1307.4));
@@ -166,6 +169,22 @@ TEST_CASE("a GEMM that fills whole waves runs at the calibrated fraction of peak
     const double m = 12 * 128, n = 9 * 128, k = 4096;
     const double expected = 2 * m * n * k / (312e12 * 0.5);
     CHECK(gpu.gemm_time(m, n, k, 1, Precision::fp16).value == doctest::Approx(expected));
+}
+
+TEST_CASE("a TF32 convolution runs at its own fitted fraction of a TF32 GEMM, every other one at conv_eff") {
+    auto cal = simple_cal();
+    cal.conv_eff = 0.8;
+    cal.conv_eff_tf32 = 0.4;
+    const double m = 12 * 128, n = 9 * 128, k = 4096;  // one full wave, compute-bound
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), cal);
+    CHECK(gpu.gemm_time(m, n, k, 1, Precision::tf32, true).value == doctest::Approx(2 * m * n * k / (156e12 * 0.5 * 0.4)));
+    CHECK(gpu.gemm_time(m, n, k, 1, Precision::fp16, true).value == doctest::Approx(2 * m * n * k / (312e12 * 0.5 * 0.8)));
+    CHECK(gpu.gemm_time(m, n, k, 1, Precision::tf32, false).value == doctest::Approx(2 * m * n * k / (156e12 * 0.5)));
+    // A calibration without a TF32 figure (a file fitted before it, or a part without TF32)
+    // runs TF32 convolutions at conv_eff.
+    cal.conv_eff_tf32 = 0;
+    const compute::GpuModel older(compute::find_gpu("a100-sxm4-80gb"), cal);
+    CHECK(older.gemm_time(m, n, k, 1, Precision::tf32, true).value == doctest::Approx(2 * m * n * k / (156e12 * 0.5 * 0.8)));
 }
 
 TEST_CASE("one tile more than a wave costs a whole extra wave") {
@@ -575,20 +594,20 @@ TEST_CASE("op-level checkpointing replays every second matmul of a block and eve
 }
 
 TEST_CASE("the board power limit lowers the tensor clock as (1 + x^4)^(-1/8), x the demand over the limit") {
-    const auto& g = compute::find_gpu("rtx6000-ada");  // 300 W, 364.2 TFLOP/s dense fp16
+    const auto& g = compute::find_gpu("rtx6000-ada");  // 300 W, 182.1 TFLOP/s dense fp16
     auto c = simple_cal();
     c.gpu = "rtx6000-ada";
     c.matmul_eff = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
     c.attention_eff = 0.5;
     const compute::GpuModel free_clock(g, c);
     CHECK(free_clock.power_clock() == 1.0);  // tensor_energy_pj 0: no limit
-    c.tensor_energy_pj = 2.0;
+    c.tensor_energy_pj = 4.0;
     const compute::GpuModel capped(g, c);
-    // By hand: x = 2 pJ x 364.2 TFLOP/s / 300 W = 2.428; (1 + 2.428^4)^(-1/8) = 35.754^(-0.125) = 0.63949.
+    // By hand: x = 4 pJ x 182.1 TFLOP/s / 300 W = 2.428; (1 + 2.428^4)^(-1/8) = 35.754^(-0.125) = 0.63949.
     CHECK(capped.power_clock() == doctest::Approx(0.63949).epsilon(1e-4));
-    CHECK(capped.matmul_rate(Precision::fp16).value == doctest::Approx(364.2e12 * 0.5 * 0.63949).epsilon(1e-4));
-    CHECK(capped.matmul_rate(Precision::tf32).value == doctest::Approx(182.1e12 * 0.5 * 0.63949).epsilon(1e-4));
-    CHECK(capped.attention_rate(Precision::bf16).value == doctest::Approx(364.2e12 * 0.5 * 0.63949).epsilon(1e-4));
+    CHECK(capped.matmul_rate(Precision::fp16).value == doctest::Approx(182.1e12 * 0.5 * 0.63949).epsilon(1e-4));
+    CHECK(capped.matmul_rate(Precision::tf32).value == doctest::Approx(91.05e12 * 0.5 * 0.63949).epsilon(1e-4));
+    CHECK(capped.attention_rate(Precision::bf16).value == doctest::Approx(182.1e12 * 0.5 * 0.63949).epsilon(1e-4));
     // The CUDA cores' fp32 rate and the memory rate are not limited.
     CHECK(capped.matmul_rate(Precision::fp32).value == doctest::Approx(91.1e12 * 0.5));
     CHECK(capped.memory_rate().value == free_clock.memory_rate().value);
