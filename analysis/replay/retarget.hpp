@@ -6,7 +6,7 @@
 // overhead (its calibration's kernel_overhead_s, kept) and f the ratio of the two GPUs' model
 // rates for the kernel's class (models/compute GpuModel with each GPU's shipped calibration):
 //   gemm:        matmul_rate(recorded precision) / matmul_rate(target precision)
-//   convolution: the same x each calibration's conv_eff
+//   convolution: the same x each calibration's conv_eff(precision) (conv_eff_tf32 for TF32)
 //   attention:   attention_rate
 //   elementwise, optimizer, copy on the device: memory_rate (efficiency x HBM bandwidth); a
 //     precision change scales elementwise and copy bytes by activation_bytes
