@@ -465,11 +465,15 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // collective pays its own latency, and the first one is never hidden. Returns the delay
     // it adds to the stage's forward and the time its collectives take.
     const auto forward_gather = [&](bool trainable_only) {
-        units::Seconds comm_done{}, compute_done{}, work{}, wire{};
+        units::Seconds comm_done{}, compute_done{}, work{}, wire{}, g{};
+        double priced = -1;  // the layers of a model repeat: price each size once
         for (int c = slow; c < stages; c += par.pp)
             for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i) {
                 const double p = trainable_only ? step.layers[i].trainable_params : step.layers[i].params;
-                const units::Seconds g = dp_collective(net::Collective::all_gather, p * gather_b).time;
+                if (p != priced) {
+                    g = dp_collective(net::Collective::all_gather, p * gather_b).time;
+                    priced = p;
+                }
                 comm_done += g;
                 wire += g;
                 compute_done = std::max(compute_done, comm_done) + fwd[i];
