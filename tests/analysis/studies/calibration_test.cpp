@@ -5,6 +5,7 @@
 
 #include "analysis/studies/calibrate.hpp"
 #include "analysis/scenario/calibration_io.hpp"
+#include "analysis/scenario/input_error.hpp"
 
 using namespace rentsim;
 
@@ -68,6 +69,27 @@ TEST_CASE("a calibration survives a round trip through its JSON file") {
     CHECK(analysis::parse_calibration(analysis::calibration_to_json(v100), "v.json").conv_eff_tf32 == 0.0);
     CHECK(back.tensor_energy_pj == doctest::Approx(c.tensor_energy_pj));
     CHECK(back.fitted_from == c.fitted_from);
+}
+
+TEST_CASE("a calibration file's TF32 convolution efficiency is optional, checked against its range and spelled right") {
+    const std::string head = R"({"schema": 1, "gpu": "h100-sxm5-80gb", "matmul_eff": {"fp32": 0.5, "tf32": 0.6, "fp16": 0.7,
+      "bf16": 0.7, "fp8": 0.6}, "conv_eff": 0.8, "k_fill": 128, "mem_eff": 0.8, "kernel_overhead_us": 5,
+      "step_overhead_us": 1000, "fitted_from": "f", "date": "2026-12-07")";
+    // Absent (a file fitted before it): TF32 convolutions run at conv_eff.
+    CHECK(analysis::parse_calibration(head + "}", "c.json").conv_eff_tf32 == 0.8);
+    CHECK(analysis::parse_calibration(head + R"(, "conv_eff_tf32": 0.7})", "c.json").conv_eff_tf32 == 0.7);
+    const auto error = [&](const std::string& tail) {
+        try {
+            (void)analysis::parse_calibration(head + tail, "c.json");
+        } catch (const analysis::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(error(R"(, "conv_eff_tf32": -1})") == "c.json: /conv_eff_tf32: expected a positive number, got -1");
+    CHECK(error(R"(, "conv_eff_tf32": 9})") == "c.json: /conv_eff_tf32: expected at most 4, got 9");
+    CHECK(error(R"(, "conv_eff_tf23": 0.7})").starts_with(
+        "c.json: /conv_eff_tf23: unknown key 'conv_eff_tf23'; did you mean 'conv_eff_tf32'?"));
 }
 
 TEST_CASE("a row on a part whose TF32 peak equals its FP32 peak is predicted with the TF32 efficiency") {
