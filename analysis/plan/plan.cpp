@@ -412,7 +412,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     std::vector<std::size_t> bounds = balanced_stages(fwd, bwd, stages);  // stage c: [bounds[c], bounds[c+1])
     // A GPU holds chunks p, p + pp, ... (interleaved schedule); the critical one is the slowest.
     int slow = 0;
-    units::Seconds slot{}, slow_fwd{};
+    units::Seconds slot{}, slow_fwd{}, stages_sum{};
     double stage_params_max = 0, stage_trainable_max = 0;
     for (int g = 0; g < par.pp; ++g) {
         units::Seconds f{}, t{};
@@ -426,6 +426,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
             }
         stage_params_max = std::max(stage_params_max, params);
         stage_trainable_max = std::max(stage_trainable_max, trainable);
+        stages_sum += t;
         if (t > slot) {
             slot = t;
             slow_fwd = f;
@@ -502,9 +503,18 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     plan.micro_fwd_bwd = ns(slot_time);
     plan.last_fwd = ns(slow_fwd + p2p + gather_exposed + gather_contention);  // the gradient's receive opens the first bucket
     plan.micro_comm = ns(micro_comm);
-    // Fill and drain: (pp - 1) / v stage slots (Narayanan et al. 2021, Sec. 2.2), the same for
-    // GPipe and 1F1B.
-    if (par.pp > 1) plan.pipeline_bubble = ns(slot_time * (static_cast<double>(par.pp - 1) / par.virtual_stages));
+    // Fill and drain: the forward of the last micro-batch reaches the slowest stage through the
+    // stages before it, and its backward returns through them; the stages after it add their
+    // forward and backward of that micro-batch. So the step is (m - 1) slowest slots plus one
+    // slot of every stage: the bubble is the other stages' slots, (pp - 1) / v slots when the
+    // stages are balanced (Narayanan et al. 2021, Sec. 2.2, the same for GPipe and 1F1B). The
+    // head's logits and loss make Megatron's last stage the slow one, and the others' shorter
+    // slots shorten the fill and drain.
+    if (par.pp > 1) {
+        const units::Seconds extra = slot_time - slot;  // transfers and gathers, the same on every stage
+        const units::Seconds others = stages_sum - slot + extra * static_cast<double>(par.pp - 1);
+        plan.pipeline_bubble = ns(others * (1.0 / par.virtual_stages));
+    }
     plan.optimizer = ns(step.optimizer * (step.trainable_params > 0 ? stage_trainable / step.trainable_params : 1.0));
     plan.step_overhead = ns(units::seconds(gpu.calibration().step_overhead_s));
 

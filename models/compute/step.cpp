@@ -206,7 +206,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         double layer_tensors = 0, layer_decayed = 0, layer_op_weights = 0, adapted_tensors = 0;
         const bool adapted = cfg.lora_rank > 0 && layer.transformer_block;
         Seconds recompute_time{};
-        bool split = false;
+        bool split = false, vocab_parallel = false;
         const bool block = layer.transformer_block || layer.repeat > 1;
         int matmuls_issued = 0;  // op-level checkpointing: matmuls of this block so far
         // One instance's time by op class: forward, backward, replayed by selective or
@@ -303,6 +303,16 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
             }
             layer_saved += saved / divisor(op);
             split = split || op.tp != work::TpSplit::none;
+            // Under tensor parallelism the token table is split by vocabulary (Megatron's
+            // VocabParallelEmbedding, torchtitan's RowwiseParallel tok_embeddings): each rank
+            // looks up the ids in its range and the partial outputs are summed across ranks
+            // like a row-parallel matmul's, one collective per embedding layer.
+            if (cfg.tp > 1 && op.cls == work::OpClass::embedding && !vocab_parallel) {
+                vocab_parallel = true;
+                ++lc.tp_fwd_collectives;
+                lc.tp_collective_bytes = Bytes{std::max(lc.tp_collective_bytes.value,
+                                                        op.m * op.n * cfg.micro_batch * elem_b)};
+            }
             if (attention_core(op)) lc.attention_fwd += f.time;
             for (work::Op b : work::backward_ops(op)) {
                 if (folded) continue;
@@ -342,7 +352,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         if (cfg.recompute == Recompute::selective || cfg.recompute == Recompute::op) lc.bwd += recompute_time;
         // Megatron's scatter/gather optimisation sends 1/tp of the boundary activation.
         lc.boundary_bytes = Bytes{w.seq_len * w.hidden * cfg.micro_batch * elem_b / tp};
-        lc.params = layer.params / (split ? tp : 1.0);
+        lc.params = layer.params / (split || vocab_parallel ? tp : 1.0);
         lc.trainable_params = cfg.lora_rank > 0 ? layer_adapters : lc.params;
         lc.params += cfg.lora_rank > 0 ? layer_adapters : 0.0;
         // Parameters outside the ops (embedding tables) are one more tensor.

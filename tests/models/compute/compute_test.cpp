@@ -254,6 +254,32 @@ TEST_CASE("ZeRO-1 shards the optimizer state across data-parallel ranks") {
     CHECK(zero1.memory.weights.value == doctest::Approx(plain.memory.weights.value));
 }
 
+TEST_CASE("tensor parallelism splits the token table by vocabulary and sums the lookups across ranks") {
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    // Llama-shaped: rotary positions, so the embedding layer is the token table alone
+    // (32,000 x 1,024) and its lookup is the layer's only op.
+    work::GptShape shape{2, 1024, 16, 512, 32000, 2816, 4, true, work::NormKind::rms_norm, work::Positions::rotary,
+                         false, false, false};
+    const auto w = work::gpt(shape);
+    compute::StepConfig cfg;
+    cfg.micro_batch = 2;
+    cfg.precision = Precision::bf16;
+    const auto one = compute::plan_step(w, gpu, cfg);
+    cfg.tp = 4;
+    const auto four = compute::plan_step(w, gpu, cfg);
+    REQUIRE(one.layers.front().name == "embedding");
+    CHECK(one.layers.front().params == doctest::Approx(32000.0 * 1024));
+    CHECK(four.layers.front().params == doctest::Approx(32000.0 * 1024 / 4));
+    // Every layer divides: the whole model's parameters are a quarter per rank.
+    CHECK(four.params == doctest::Approx(one.params / 4));
+    // The partial lookups are summed like a row-parallel output: one collective of the
+    // micro-batch's 2 x 512 x 1,024 bf16 values in forward; none without tensor parallelism.
+    CHECK(one.layers.front().tp_fwd_collectives == 0);
+    CHECK(four.layers.front().tp_fwd_collectives == 1);
+    CHECK(four.layers.front().tp_bwd_collectives == 0);
+    CHECK(four.layers.front().tp_collective_bytes.value == doctest::Approx(2.0 * 512 * 1024 * 2));
+}
+
 TEST_CASE("a larger micro-batch takes longer but not longer per sample") {
     const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
     const auto w = work::resnet50();
