@@ -32,11 +32,21 @@ constexpr double kRouteProbeBytes = 1048576.0;
 // GPU -> switch -> GPU adds up to one step.
 constexpr double kNvlinkHopUs = 0.3;
 constexpr double kPcieHopUs = 0.5;
-// Without PCIe peer-to-peer (GeForce RTX 3090/4090) a copy between two GPUs is two copies through
-// a buffer in host memory: device to host, then host to device, each at the PCIe x16 rate. They
-// are modelled as done one after the other (store and forward), so the pair moves at half the
-// x16 rate per direction, and each copy adds one PCIe step of latency (two hops of kPcieHopUs).
-constexpr double kHostBounceShare = 0.5;
+// Without PCIe peer-to-peer (GeForce RTX 3090/4090, or NCCL_P2P_DISABLE=1) a copy between two
+// GPUs goes through a buffer in host memory (NCCL's SHM transport): device to host, then host to
+// device, each copy adding one PCIe step of latency (two hops of kPcieHopUs). Its rate is a
+// measurement, not the link's: NCCL's all-reduce over SHM between two GPUs on PCIe Gen3 x16 ran
+// at 3.9 GB/s bus bandwidth (NVIDIA/nccl issue #384, nccl-tests with NCCL_P2P_DISABLE=1 and one
+// channel, 2020; a broadcast, which loads one direction only, 10.3 GB/s; the maintainer's
+// answer: some CPUs handle traffic in both directions through host memory poorly), 0.325 of the
+// 12 GB/s NCCL rates a Gen3 x16 link at (PCI_BW, src/graph/topo.h), which is what the model's
+// PCIe efficiency gives it. So the bounce link carries that share of the x16 rate, and a
+// two-GPU ring reaches 3.9 GB/s on Gen3 and twice that on Gen4. Lambda's SQuAD runs with
+// peer-to-peer disabled that no row of measured.csv comes from are slower still:
+// lambda-squad-warmup.csv's H100 PCIe runs (30-11-2022) take 0.099 s more per step on 2 GPUs
+// than on 1 for 0.67 GB of fp16 gradients, at most 6.8 GB/s (if none of it overlapped the
+// backward pass).
+constexpr double kHostBounceShare = 3.9 / 12.0;
 constexpr double kHostBounceHopUs = kPcieHopUs;
 
 // PCIe x16 rate per direction. Gen3-5 as compute::pcie_x16; Gen6 (64 GT/s, PAM4, FLIT mode: 242

@@ -145,15 +145,16 @@ TEST_CASE("nvlink_domain_gpus: the NVL72 domain can be cut to one tray, and bad 
     CHECK(resolve_node_design(g).nvlink_domain_gpus == 0);
 }
 
-TEST_CASE("without PCIe peer-to-peer, a GPU copy bounces through host memory: half the rate, more latency") {
+TEST_CASE("without PCIe peer-to-peer, a GPU copy bounces through host memory: a third of the rate, more latency") {
     CHECK(compute::find_gpu("rtx4090").pcie_generation == compute::find_gpu("l40s").pcie_generation);
     const Topology geforce = build_topology(preset("pcie-rtx4090", 8));
     const Topology l40s = build_topology(preset("pcie-l40s", 8));
     const double x16 = gbytes(compute::pcie_x16(4));
     // Same PCIe switch: L40S peer to peer at the x16 rate; RTX 4090 device-to-host then
-    // host-to-device, at half of it, and twice the latency.
+    // host-to-device, at the share of it NCCL's SHM all-reduce reached on Gen3 x16 (3.9 of the
+    // 12 GB/s NCCL rates the link at, NVIDIA/nccl issue #384), and twice the latency.
     CHECK(gbytes(l40s.bottleneck(0, 1)) == doctest::Approx(x16));
-    CHECK(gbytes(geforce.bottleneck(0, 1)) == doctest::Approx(x16 / 2.0));
+    CHECK(gbytes(geforce.bottleneck(0, 1)) == doctest::Approx(x16 * 3.9 / 12.0));
     CHECK(geforce.latency(0, 1).value == doctest::Approx(2.0 * l40s.latency(0, 1).value));
     // GPU -> PCIe switch -> CPU -> bounce buffer -> CPU -> PCIe switch -> GPU, against GPU ->
     // PCIe switch -> GPU.
@@ -163,7 +164,7 @@ TEST_CASE("without PCIe peer-to-peer, a GPU copy bounces through host memory: ha
 
     // Same node shape and network, only the GPU differs: the RTX 4090 ring is the slower one. Four
     // GPUs on one socket, so that no inter-socket link bounds both rings alike: L40S copies at
-    // the x16 rate, the RTX 4090 at half of it.
+    // the x16 rate, the RTX 4090 at about a third of it.
     auto generic = [](std::string gpu) {
         TopologySpec s;
         s.gpu = std::move(gpu);
@@ -179,7 +180,7 @@ TEST_CASE("without PCIe peer-to-peer, a GPU copy bounces through host memory: ha
         CAPTURE(to_string(op));
         const double slow = n4090.collective(op, units::gib(1), 4).time.value;
         const double fast = nl40s.collective(op, units::gib(1), 4).time.value;
-        CHECK(slow > 1.8 * fast);
+        CHECK(slow > 2.9 * fast);
     }
     // The presets too, whole nodes of 8.
     CHECK(Network(geforce).collective(Collective::all_reduce, units::gib(1), 8).time >
@@ -204,6 +205,12 @@ TEST_CASE("peer_to_peer false (NCCL_P2P_DISABLE=1): NVLink unused, copies bounce
         const double slow = without.collective(Collective::all_reduce, units::gib(1), gpus).time.value;
         CHECK(slow > 10.0 * fast);
     }
+    // The measurement the bounce rate comes from: NCCL's SHM all-reduce between two GPUs of a
+    // PCIe Gen3 host (V100 SXM2) at 3.9 GB/s bus bandwidth (NVIDIA/nccl issue #384).
+    TopologySpec v100 = preset("dgx1-v100", 8);
+    v100.peer_to_peer = false;
+    CHECK(Network(build_topology(v100)).collective(Collective::all_reduce, units::gib(1), 2).busbw_gbps ==
+          doctest::Approx(3.9).epsilon(0.01));
     // No NVLink SHARP without the P2P transport either.
     TopologySpec h100 = preset("dgx-h100", 8);
     h100.peer_to_peer = false;
