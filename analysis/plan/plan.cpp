@@ -177,6 +177,23 @@ std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
     return bounds;
 }
 
+std::vector<std::size_t> even_stages(const std::vector<bool>& block, int stages) {
+    const std::size_t n = block.size(), k = static_cast<std::size_t>(std::max(stages, 1));
+    std::vector<std::size_t> blocks;
+    for (std::size_t i = 0; i < n; ++i)
+        if (block[i]) blocks.push_back(i);
+    if (blocks.size() < k) return {};
+    const std::size_t per = blocks.size() / k, extra = blocks.size() % k;
+    std::vector<std::size_t> bounds{0};
+    std::size_t b = 0;
+    for (std::size_t c = 1; c < k; ++c) {
+        b += per + (c <= extra ? 1 : 0);
+        bounds.push_back(blocks[b]);  // stage c starts at its first block
+    }
+    bounds.push_back(n);
+    return bounds;
+}
+
 double critical_path_s(const TrainingPlan& plan) {
     sim::Time t = (plan.micro_steps - 1) * plan.micro_fwd_bwd + plan.pipeline_bubble + plan.last_fwd;
     sim::Time comm_end = 0;
@@ -409,7 +426,12 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
 
     // Pipeline stages: contiguous layers, balanced by time (the smallest largest stage).
     const int stages = par.pp * par.virtual_stages;
-    std::vector<std::size_t> bounds = balanced_stages(fwd, bwd, stages);  // stage c: [bounds[c], bounds[c+1])
+    std::vector<bool> is_block(n_layers);
+    for (std::size_t i = 0; i < n_layers; ++i) is_block[i] = step.layers[i].block;
+    // Megatron's even split where the profile (or `stage_split`) asks for it and there are
+    // enough layers; stages balanced by time otherwise. Stage c: [bounds[c], bounds[c + 1]).
+    std::vector<std::size_t> bounds = par.even_stages ? even_stages(is_block, stages) : std::vector<std::size_t>{};
+    if (bounds.empty()) bounds = balanced_stages(fwd, bwd, stages);
     // A GPU holds chunks p, p + pp, ... (interleaved schedule); the critical one is the slowest.
     int slow = 0;
     units::Seconds slot{}, slow_fwd{}, stages_sum{};

@@ -118,4 +118,11 @@ double critical_path_s(const TrainingPlan& plan);
 std::vector<std::size_t> balanced_stages(const std::vector<units::Seconds>& fwd,
                                          const std::vector<units::Seconds>& bwd, int stages);
 
+// Cuts layers (in order) into `stages` contiguous stages as Megatron-LM does: the repeated
+// blocks evenly (the first num_blocks % stages stages one more), the layers before the first
+// block (embedding) with the first stage and those after the last (final norm, output layer,
+// loss) with the last. Empty when there are fewer blocks than stages. Returns stages + 1
+// boundaries.
+std::vector<std::size_t> even_stages(const std::vector<bool>& block, int stages);
+
 }  // namespace rentsim::analysis

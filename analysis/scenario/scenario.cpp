@@ -32,6 +32,12 @@ const Registry<compute::Recompute>& recompute_modes() {
                                                   "replay every second matmul and every other op"}}};
     return r;
 }
+const Registry<bool>& stage_splits() {
+    static const Registry<bool> r{"stage split",
+                                  {{"even", true, "transformer layers evenly per stage, embedding first, output layer last (Megatron-LM)"},
+                                   {"balanced", false, "contiguous stages balanced by time (the smallest largest stage)"}}};
+    return r;
+}
 const Registry<Schedule>& schedules() {
     static const Registry<Schedule> r{"pipeline schedule",
                                       {{"1f1b", Schedule::one_f_one_b, "one forward, one backward (PipeDream-Flush)"},
@@ -260,6 +266,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     p.overlap_param_gather = fw.overlap_param_gather;
     p.tp_comm_overlap = fw.tp_comm_overlap;
     p.gather_copy_out = fw.gather_copy_out;
+    p.even_stages = fw.even_stages;
     if (!v.is_object()) {
         constexpr std::string_view forms[] = {"auto"};
         const std::string objects = "an object {tp, pp, cp, dp, ...} giving the layout, or {\"auto\": true, \"objective\": "
@@ -272,7 +279,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
         return p;
     }
     Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages",
-                 "schedule", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap",
+                 "schedule", "stage_split", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap",
                  "overlap_contention", "gather_copy_out", "fp8_all_gather"});
     if (auto x = o.get("auto")) p.search = x->as_bool();
     if (auto x = o.get("overlap_grad_reduce")) p.overlap_grad_reduce = x->as_bool();
@@ -281,6 +288,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     if (auto x = o.get("overlap_contention")) p.overlap_contention = x->as_bool();
     if (auto x = o.get("gather_copy_out")) p.gather_copy_out = x->as_bool();
     if (auto x = o.get("fp8_all_gather")) p.fp8_all_gather = x->as_bool();
+    if (auto x = o.get("stage_split")) p.even_stages = x->as(stage_splits());
     if (p.search) {
         for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages", "schedule"})
             if (o.has(key))

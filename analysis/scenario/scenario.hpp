@@ -80,6 +80,9 @@ struct Parallelism {
     // Compute slows while a data-parallel collective runs beside it (NCCL's kernels take SMs
     // and memory bandwidth): compute::overlap_compute_slowdown. Off: overlap is free.
     bool overlap_contention = true;
+    // Pipeline stages cut evenly by transformer layers (Megatron's split) rather than balanced
+    // by time; from the framework profile unless the scenario sets `stage_split`.
+    bool even_stages = false;
 
     int model_parallel() const { return tp * pp * cp; }
 };

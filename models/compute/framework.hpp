@@ -105,6 +105,11 @@ struct Framework {
     // FSDP1's flat parameters are views into the gathered buffer: no copy.
     bool gather_copy_out = false;
     GradClip grad_clip = GradClip::none;  // gradient clipping before the update
+    // Pipeline stages cut as Megatron-LM cuts them: the transformer layers evenly, the
+    // embedding on the first stage and the output layer on the last; off: stages balanced by
+    // time (the smallest largest stage), a stand-in for splitters that balance by parameters
+    // or by layer weights (DeepSpeed's partition_method, torchtitan's split points).
+    bool even_stages = false;
 
     bool operator==(const Framework&) const = default;
 };

@@ -208,6 +208,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         Seconds recompute_time{};
         bool split = false, vocab_parallel = false;
         const bool block = layer.transformer_block || layer.repeat > 1;
+        lc.block = block;
         int matmuls_issued = 0;  // op-level checkpointing: matmuls of this block so far
         // One instance's time by op class: forward, backward, replayed by selective or
         // op-level recomputation; and the extra kernels around ops, forward and backward.

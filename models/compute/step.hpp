@@ -103,6 +103,7 @@ struct LayerCost {
     // Time of the attention core (per-head ops: scores, softmax, context, or the fused kernel),
     // which context parallelism's K/V ring exchange overlaps.
     units::Seconds attention_fwd{}, attention_bwd{};
+    bool block = false;  // an instance of a repeated block (a transformer layer), not an embedding or head
 };
 
 struct MemoryUse {

@@ -46,6 +46,42 @@ TEST_CASE("stage balancing cuts layers into contiguous stages with the smallest 
     CHECK(analysis::balanced_stages(fwd, bwd, 5) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5});
 }
 
+TEST_CASE("Megatron's even split: blocks evenly, the layers before the first with the first stage, the rest with the last") {
+    // embedding, seven blocks, final norm and output layer: 7 = 3 + 2 + 2 over three stages.
+    const std::vector<bool> block{false, true, true, true, true, true, true, true, false, false};
+    CHECK(analysis::even_stages(block, 1) == std::vector<std::size_t>{0, 10});
+    CHECK(analysis::even_stages(block, 3) == std::vector<std::size_t>{0, 4, 6, 10});
+    CHECK(analysis::even_stages(block, 7) == std::vector<std::size_t>{0, 2, 3, 4, 5, 6, 7, 10});
+    // Fewer blocks than stages: no even split (the plan then balances by time).
+    CHECK(analysis::even_stages(block, 8).empty());
+}
+
+TEST_CASE("the even split is never faster than stages balanced by time, and megatron-core uses it") {
+    const auto plan = [](const std::string& framework, const std::string& split) {
+        const auto s = scenario(R"({"schema": 1, "name": "p",
+          "workload": {"model": "gpt", "layers": 12, "hidden": 4096, "heads": 32, "seq_len": 2048, "vocab": 128000,
+                       "precision": "bf16", "framework": ")" + framework + R"(", "global_batch": 64, "micro_batch": 1,
+                       "tokens": 1e9, "parallelism": {"tp": 1, "pp": 4)" + split + R"(}},
+          "cluster": {"gpu": "h100-sxm5-80gb", "gpus": 32, "topology": "dgx-h100"},
+          "pricing": {"usd_per_gpu_hour": 2.0}})");
+        return std::pair{s.workload.parallelism.even_stages, analysis::plan_step(s, 32, analysis::cluster_network(s))};
+    };
+    const auto [core_even, core] = plan("megatron-core", "");
+    const auto [ddp_even, ddp] = plan("pytorch-ddp", "");
+    CHECK(core_even);
+    CHECK_FALSE(ddp_even);
+    const auto [forced_even, even] = plan("pytorch-ddp", R"(, "stage_split": "even")");
+    const auto [forced_balanced, balanced] = plan("megatron-core", R"(, "stage_split": "balanced")");
+    CHECK(forced_even);
+    CHECK_FALSE(forced_balanced);
+    // Three blocks a stage, the 128,000-word output layer on the last: its slot is the
+    // largest, which balancing by time shortens.
+    const auto bounds = analysis::even_stages({false, true, true, true, true, true, true, true, true, true, true, true, true, false}, 4);
+    CHECK(bounds == std::vector<std::size_t>{0, 4, 7, 10, 14});
+    CHECK(core.training.micro_fwd_bwd > balanced.training.micro_fwd_bwd);
+    CHECK(even.training.micro_fwd_bwd >= ddp.training.micro_fwd_bwd);
+}
+
 TEST_CASE("the step plan lays out the batch as Megatron does") {
     const auto s = scenario(gpt);
     const auto p = analysis::plan_step(s, s.cluster.gpus, analysis::cluster_network(s));
