@@ -320,6 +320,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.grad_clip = w.grad_clip;
     cfg.loss_kernel = w.loss_kernel;
     cfg.grad_reduce = w.grad_reduce;
+    cfg.main_grads = w.main_grads;
     cfg.lora_rank = w.lora_rank;
     r.step = compute::plan_step(model, gpu, cfg);
     const compute::StepCost& step = r.step;

@@ -478,6 +478,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     w.grad_clip = fw.grad_clip;
     w.loss_kernel = fw.loss_kernel;
     w.grad_reduce = w.precision == compute::Precision::fp16 ? fw.grad_reduce_fp16 : fw.grad_reduce_bf16;
+    w.main_grads = fw.main_grads;
     if (auto x = o.get("parallelism")) w.parallelism = parse_parallelism(*x, dp_given, fw);
     else {
         const Json none = Json::object();  // the profile's defaults

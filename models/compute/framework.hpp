@@ -110,6 +110,11 @@ struct Framework {
     // time (the smallest largest stage), a stand-in for splitters that balance by parameters
     // or by layer weights (DeepSpeed's partition_method, torchtitan's split points).
     bool even_stages = false;
+    // Megatron's mixed-precision optimizers: gradients accumulate in a main-gradient buffer of
+    // the reduction's width (fp32 where bf16 reduces in fp32), beside fp32 main parameters; an
+    // fp16 model's 16-bit gradients are also copied to fp32 in the (sharded) optimizer state.
+    // Off: 16-bit gradients and fp32 master weights, 16 B per parameter with Adam.
+    bool main_grads = false;
 
     bool operator==(const Framework&) const = default;
 };

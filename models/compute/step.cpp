@@ -418,6 +418,15 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
     const double grad_shard = cfg.zero >= 2 ? cfg.dp : 1.0;
     const double weight_shard = cfg.zero >= 3 ? cfg.dp : 1.0;
     const double state_b = adam ? (is_mixed(cfg.precision) ? 12.0 : 8.0) : (is_mixed(cfg.precision) ? 8.0 : 4.0);
+    // Megatron's main gradients: the buffer has the reduction's width (fp32 under bf16), and
+    // 16-bit gradients get an fp32 copy beside the fp32 main parameters, sharded as the
+    // optimizer state is but not checkpointed (the Megatron Core guide's 20 / 18 / 16 bytes per
+    // parameter, Framework::main_grads).
+    double grad_b = grad_elem, main_grad_copy_b = 0;
+    if (cfg.main_grads && is_mixed(cfg.precision)) {
+        grad_b = reduced_gradient_bytes(cfg.precision, cfg.grad_reduce);
+        if (grad_b < 4.0) main_grad_copy_b = 4.0;
+    }
     m.weights = Bytes{out.params * weight_b / weight_shard};
     // ZeRO-3/FSDP gathers one layer's full parameters for its compute and prefetches the
     // next one's (FSDP's default of one prefetched all-gather; Zhao et al. 2023, PyTorch FSDP,
@@ -428,7 +437,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         m.weights = m.weights + Bytes{2.0 * largest * weight_b};
     }
     // Frozen weights (LoRA) keep only their 16-bit copy: no gradient, master copy or moments.
-    m.gradients = Bytes{out.trainable_params * grad_elem / grad_shard};
+    m.gradients = Bytes{out.trainable_params * (grad_b / grad_shard + main_grad_copy_b / shard)};
     m.optimizer = Bytes{out.trainable_params * state_b / shard};
     double act = saved_elems * cfg.micro_batch * activation_bytes(cfg.precision);
     if (cfg.recompute == Recompute::full && std::max(1, cfg.recompute_every) > 1) {

@@ -51,6 +51,9 @@ struct StepConfig {
     // How the loss softmax runs (framework.hpp): its bytes per element, casts and stash.
     LossKernel loss_kernel = LossKernel::eager;
     GradReduce grad_reduce = GradReduce::param;  // width of the reduced gradients in 16-bit training
+    // Gradients held in a main-gradient buffer of the reduction's width, with an fp32 copy of
+    // 16-bit ones in the optimizer state (Framework::main_grads); memory only.
+    bool main_grads = false;
     // LoRA fine-tuning (Hu et al. 2021) at this rank; 0 trains every weight. Every linear
     // weight W (k x n) of the transformer blocks is frozen beside a trainable pair A (k x r),
     // B (r x n), the QLoRA recipe's choice of all linear layers (Dettmers et al. 2023, Sec. 4).

@@ -240,6 +240,38 @@ TEST_CASE("the step model counts training FLOPs as three forward passes and Adam
     CHECK(compute::reduced_gradient_bytes(Precision::fp8, compute::GradReduce::fp32) == 4.0);
 }
 
+TEST_CASE("Megatron's main gradients: 20, 18 and 16 bytes per parameter, 4 + 16/d, 6 + 12/d and 8 + 8/d distributed") {
+    // The Megatron Core user guide's table (Distributed Optimizer): fp16 parameters and
+    // gradients; bf16 parameters with fp32 gradients; fp32.
+    const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
+    const auto w = work::bert("large", 128);
+    const auto bytes = [&](Precision p, compute::GradReduce g, int zero, int dp) {
+        compute::StepConfig cfg;
+        cfg.micro_batch = 8;
+        cfg.precision = p;
+        cfg.grad_reduce = g;
+        cfg.main_grads = true;
+        cfg.zero = zero;
+        cfg.dp = dp;
+        const auto step = compute::plan_step(w, gpu, cfg);
+        return (step.memory.weights + step.memory.gradients + step.memory.optimizer).value / w.params();
+    };
+    using compute::GradReduce;
+    CHECK(bytes(Precision::fp16, GradReduce::param, 0, 1) == doctest::Approx(20.0));
+    CHECK(bytes(Precision::bf16, GradReduce::fp32, 0, 1) == doctest::Approx(18.0));
+    CHECK(bytes(Precision::fp32, GradReduce::fp32, 0, 1) == doctest::Approx(16.0));
+    CHECK(bytes(Precision::fp16, GradReduce::param, 1, 8) == doctest::Approx(4.0 + 16.0 / 8));
+    CHECK(bytes(Precision::bf16, GradReduce::fp32, 1, 8) == doctest::Approx(6.0 + 12.0 / 8));
+    CHECK(bytes(Precision::fp32, GradReduce::fp32, 1, 8) == doctest::Approx(8.0 + 8.0 / 8));
+    // The checkpointed state (weights and optimizer) leaves the gradient copy out.
+    compute::StepConfig cfg;
+    cfg.micro_batch = 8;
+    cfg.precision = Precision::fp16;
+    cfg.main_grads = true;
+    const auto step = compute::plan_step(w, gpu, cfg);
+    CHECK((step.memory.weights + step.memory.optimizer).value == doctest::Approx(14.0 * w.params()));
+}
+
 TEST_CASE("ZeRO-1 shards the optimizer state across data-parallel ranks") {
     const compute::GpuModel gpu(compute::find_gpu("a100-sxm4-80gb"), simple_cal());
     const auto w = work::bert("large", 128);
