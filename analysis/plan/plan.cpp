@@ -425,7 +425,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         }
     }
 
-    // Pipeline stages: contiguous layers, balanced by time (the smallest largest stage).
+    // Pipeline stages: contiguous layers, pp x virtual_stages of them.
     const int stages = par.pp * par.virtual_stages;
     std::vector<bool> is_block(n_layers);
     for (std::size_t i = 0; i < n_layers; ++i) is_block[i] = step.layers[i].block;
