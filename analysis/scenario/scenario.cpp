@@ -1185,10 +1185,10 @@ Scenario parse_one(const Json& j, const JsonSource& src) {
     } else {
         w.graph = build_workload(w.model, shape, w.attention);
     }
-    if (gpu.peak_tflops[static_cast<std::size_t>(w.precision)] <= 0.0) {
+    if (!gpu.has(w.precision)) {
         std::string valid;
         for (const auto& e : compute::precision_registry().entries())
-            if (gpu.peak_tflops[static_cast<std::size_t>(e.value)] > 0.0) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+            if (gpu.has(e.value)) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
         at_pointer(j, "/workload/precision", src)
             .fail("GPU '" + std::string(gpu.name) + "' has no " + std::string(compute::precision_registry().name_of(w.precision)) +
                   " support; valid: " + valid);

@@ -56,7 +56,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     c.gpu = gpu;
     const auto& spec = compute::find_gpu(gpu);
     auto eff = [&](Precision p, int i) {
-        return spec.peak_tflops[static_cast<std::size_t>(p)] > 0 ? logistic(x[i]) : 0.0;
+        return spec.has(p) ? logistic(x[i]) : 0.0;
     };
     c.matmul_eff[0] = eff(Precision::fp32, p_fp32);
     c.matmul_eff[1] = eff(Precision::tf32, p_tf32);
@@ -67,7 +67,7 @@ compute::Calibration to_calibration(const Eigen::VectorXd& x, const std::string&
     // same tensor-core pipeline at twice the rate), stated as borrowed in the README.
     c.matmul_eff[5] = eff(Precision::fp4, p_fp8);
     c.conv_eff = logistic(x[p_conv]);
-    c.conv_eff_tf32 = spec.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0 ? logistic(x[p_conv_tf32]) : 0.0;
+    c.conv_eff_tf32 = spec.has(Precision::tf32) ? logistic(x[p_conv_tf32]) : 0.0;
     c.k_fill = std::exp(x[p_kfill]);
     c.mem_eff = logistic(x[p_mem]);
     c.kernel_overhead_s = std::exp(x[p_kernel]);

@@ -58,6 +58,9 @@ struct GpuSpec {
     std::string_view family;       // architecture family, one of gpu_families
     bool pcie_p2p;                 // PCIe peer-to-peer copies between two such GPUs work
     double gpu_link_gbps;          // non-NVLink GPU fabric per GPU per direction, GB/s (0: none)
+
+    // The part has a path for precision p (a nonzero peak).
+    constexpr bool has(Precision p) const { return peak_tflops[static_cast<std::size_t>(p)] > 0.0; }
 };
 
 // The values GpuSpec::family takes, oldest first.

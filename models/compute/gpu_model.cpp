@@ -15,7 +15,7 @@ Calibration prior_calibration(const GpuSpec& spec) {
     c.gpu = std::string(spec.name);
     for (std::size_t i = 0; i < precision_count; ++i) c.matmul_eff[i] = spec.peak_tflops[i] > 0 ? prior_matmul_eff : 0.0;
     c.conv_eff = prior_conv_eff;
-    c.conv_eff_tf32 = spec.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0 ? prior_conv_eff : 0.0;
+    c.conv_eff_tf32 = spec.has(Precision::tf32) ? prior_conv_eff : 0.0;
     c.k_fill = prior_k_fill;
     c.mem_eff = prior_mem_eff;
     c.kernel_overhead_s = prior_kernel_overhead_s;
@@ -44,12 +44,11 @@ units::FlopsPerSecond GpuModel::matmul_rate(Precision p) const {
 units::BytesPerSecond GpuModel::memory_rate() const { return hbm_bandwidth(*spec_) * cal_.mem_eff; }
 
 Precision GpuModel::attention_precision(Precision p) const {
-    const auto has = [&](Precision q) { return spec_->peak_tflops[static_cast<std::size_t>(q)] > 0.0; };
     switch (p) {
         case Precision::fp8:
-        case Precision::fp4: return has(Precision::bf16) ? Precision::bf16 : Precision::fp16;
+        case Precision::fp4: return spec_->has(Precision::bf16) ? Precision::bf16 : Precision::fp16;
         case Precision::fp32:
-        case Precision::tf32: return has(Precision::tf32) ? Precision::tf32 : Precision::fp32;
+        case Precision::tf32: return spec_->has(Precision::tf32) ? Precision::tf32 : Precision::fp32;
         case Precision::fp16:
         case Precision::bf16: return p;
     }

@@ -161,7 +161,7 @@ double decayed_tensors(const work::Op& op) {
 
 Precision op_precision(const work::Op& op, const GpuSpec& gpu, const StepConfig& cfg) {
     if (op.loss && cfg.loss_kernel == LossKernel::fp32) return Precision::fp32;
-    const bool has_tf32 = gpu.peak_tflops[static_cast<std::size_t>(Precision::tf32)] > 0.0;
+    const bool has_tf32 = gpu.has(Precision::tf32);
     switch (op.cls) {
         case work::OpClass::matmul:
         case work::OpClass::attention:
