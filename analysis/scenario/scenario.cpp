@@ -365,7 +365,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 // data parallel (the layout search plans one cluster size).
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
-                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "optimizer_kernel", "grad_clip", "loss_kernel", "grad_reduce", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
+                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "optimizer_kernel", "grad_clip", "loss_kernel", "grad_reduce", "main_grads", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
                  "softmax", "length_bin", "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl", "evaluation"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
@@ -531,6 +531,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     if (auto x = o.get("grad_clip")) w.grad_clip = x->as(compute::grad_clip_registry());
     if (auto x = o.get("loss_kernel")) w.loss_kernel = x->as(compute::loss_kernel_registry());
     if (auto x = o.get("grad_reduce")) w.grad_reduce = x->as(compute::grad_reduce_registry());
+    if (auto x = o.get("main_grads")) w.main_grads = x->as_bool();
     if (auto x = o.get("padding_fraction")) {
         if (!is_bert) x->fail("'padding_fraction' applies to BERT models (padded to seq_len), not '" + w.model + "'");
         w.padding_fraction = x->as_number();

@@ -129,7 +129,7 @@ struct WorkloadSpec {
     compute::GradClip grad_clip = compute::GradClip::none;  // profile or `grad_clip`
     compute::LossKernel loss_kernel = compute::LossKernel::eager;  // profile or `loss_kernel`
     compute::GradReduce grad_reduce = compute::GradReduce::param;  // profile (by precision) or `grad_reduce`
-    bool main_grads = false;       // the profile's main-gradient buffers (compute::Framework::main_grads)
+    bool main_grads = false;       // main-gradient buffers (compute::Framework::main_grads): the profile's, or the key
     work::AttentionKind attention = work::AttentionKind::unfused;  // resolved: key, or framework and GPU
     int lora_rank = 0;             // LoRA fine-tuning of the transformer blocks at this rank; 0: every weight trains
     double padding_fraction = 0;   // BERT: share of padding tokens in a sample (removed only by frameworks that unpad)

@@ -311,6 +311,21 @@ TEST_CASE("the gradient reduction width comes from the framework and the precisi
     CHECK(grad("pytorch-ddp", "fp16", R"(, "grad_reduce": "param")") == compute::GradReduce::param);
 }
 
+TEST_CASE("Megatron's main-gradient buffers come from the framework, or the key") {
+    const auto main_grads = [](const std::string& framework, const std::string& extra = "") {
+        const std::string text = R"({"schema": 1, "name": "m",
+          "workload": {"model": "bert-large", "precision": "bf16", "framework": ")" + framework + R"(",
+                       "seq_len": 128, "batch_per_gpu": 32, "samples": 1000)" + extra + R"(},
+          "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 8}, "pricing": {"usd_per_gpu_hour": 2.0}})";
+        return analysis::parse_scenarios(text, "m.json").points.at(0).workload.main_grads;
+    };
+    CHECK(main_grads("megatron-core"));
+    CHECK(main_grads("nemo"));
+    CHECK_FALSE(main_grads("pytorch-fsdp"));
+    CHECK_FALSE(main_grads("megatron-core", R"(, "main_grads": false)"));
+    CHECK(main_grads("deepspeed", R"(, "main_grads": true)"));
+}
+
 TEST_CASE("gradient clipping comes from the framework, or the key, whose unknown names list the valid ones") {
     const auto text = [](const std::string& framework, const std::string& extra = "") {
         return R"({"schema": 1, "name": "c",
