@@ -559,7 +559,8 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         if (replicas > 1 && bucket_bytes > 0) {
             const auto est = dp_collective(grad_op, bucket_bytes);
             comm = est.time;
-            if (par.zero >= 3) comm += dp_collective(net::Collective::all_gather, bucket_params * gather_b).time;
+            if (par.zero >= 3 && !par.gather_after_grads)
+                comm += dp_collective(net::Collective::all_gather, bucket_params * gather_b).time;
             if (bucket_bytes >= largest_bucket) {
                 largest_bucket = bucket_bytes;
                 r.allreduce_busbw_gbps = est.busbw_gbps;
@@ -571,9 +572,22 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
         bucket_time = {};
         cap = ddp_bucket_bytes;
     };
+    // FSDP's BACKWARD_POST issues a layer's gather once the layer after it has computed its
+    // gradients: the gather overlaps that layer's reduce-scatter, and the layer's own backward
+    // waits for it on the compute stream (one collective per FSDP unit, as forward's).
+    const bool exposed_backward_gather = par.zero >= 3 && par.gather_after_grads && replicas > 1;
+    double gather_priced = -1;
+    units::Seconds layer_gather{};
     for (int c = stages - par.pp + slow; c >= 0; c -= par.pp) {
         const auto lo = bounds[static_cast<std::size_t>(c)], hi = bounds[static_cast<std::size_t>(c) + 1];
         for (auto i = hi; i-- > lo;) {
+            if (exposed_backward_gather && step.layers[i].params > 0) {
+                if (step.layers[i].params != gather_priced) {
+                    gather_priced = step.layers[i].params;
+                    layer_gather = dp_collective(net::Collective::all_gather, gather_priced * gather_b).time;
+                }
+                bucket_time += layer_gather;
+            }
             bucket_time += bwd[i];
             bucket_bytes += step.layers[i].trainable_params * grad_elem;
             bucket_params += step.layers[i].params;

@@ -38,6 +38,12 @@ const Registry<bool>& stage_splits() {
                                    {"balanced", false, "contiguous stages balanced by time (the smallest largest stage)"}}};
     return r;
 }
+const Registry<bool>& backward_prefetches() {
+    static const Registry<bool> r{"backward prefetch",
+                                  {{"pre", false, "each layer's all-gather before the previous layer's gradient computation (FSDP's BACKWARD_PRE, FSDP2)"},
+                                   {"post", true, "each layer's all-gather after the previous layer's gradient computation (FSDP's BACKWARD_POST)"}}};
+    return r;
+}
 const Registry<Schedule>& schedules() {
     static const Registry<Schedule> r{"pipeline schedule",
                                       {{"1f1b", Schedule::one_f_one_b, "one forward, one backward (PipeDream-Flush)"},
@@ -267,6 +273,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     p.tp_comm_overlap = fw.tp_comm_overlap;
     p.gather_copy_out = fw.gather_copy_out;
     p.even_stages = fw.even_stages;
+    p.gather_after_grads = fw.gather_after_grads;
     if (!v.is_object()) {
         constexpr std::string_view forms[] = {"auto"};
         const std::string objects = "an object {tp, pp, cp, dp, ...} giving the layout, or {\"auto\": true, \"objective\": "
@@ -280,7 +287,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     }
     Object o(v, {"auto", "objective", "tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages",
                  "schedule", "stage_split", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap",
-                 "overlap_contention", "gather_copy_out", "fp8_all_gather"});
+                 "overlap_contention", "gather_copy_out", "fp8_all_gather", "backward_prefetch"});
     if (auto x = o.get("auto")) p.search = x->as_bool();
     if (auto x = o.get("overlap_grad_reduce")) p.overlap_grad_reduce = x->as_bool();
     if (auto x = o.get("overlap_param_gather")) p.overlap_param_gather = x->as_bool();
@@ -289,6 +296,7 @@ Parallelism parse_parallelism(const Value& v, int& dp_given, const compute::Fram
     if (auto x = o.get("gather_copy_out")) p.gather_copy_out = x->as_bool();
     if (auto x = o.get("fp8_all_gather")) p.fp8_all_gather = x->as_bool();
     if (auto x = o.get("stage_split")) p.even_stages = x->as(stage_splits());
+    if (auto x = o.get("backward_prefetch")) p.gather_after_grads = x->as(backward_prefetches());
     if (p.search) {
         for (std::string_view key : {"tp", "pp", "cp", "dp", "sequence_parallel", "recompute", "recompute_every", "zero", "virtual_stages", "schedule"})
             if (o.has(key))

@@ -83,6 +83,9 @@ struct Parallelism {
     // Pipeline stages cut evenly by transformer layers (Megatron's split) rather than balanced
     // by time; from the framework profile unless the scenario sets `stage_split`.
     bool even_stages = false;
+    // ZeRO-3's backward all-gathers issued after the previous layer's gradients (FSDP's
+    // BACKWARD_POST; compute::Framework::gather_after_grads): exposed; false: prefetched.
+    bool gather_after_grads = false;
 
     int model_parallel() const { return tp * pp * cp; }
 };

@@ -257,7 +257,8 @@ std::string framework_of_row(const CsvRow& row) {
     if (row.at("source").starts_with("mlcommons/training_results")) return "mlperf-nvidia";
     if (contains(f, "NeMo")) return "nemo";
     if (contains(f, "Megatron")) return contains(f, "mcore") ? "megatron-core" : "megatron-lm";
-    if (contains(f, "llm-foundry") || (contains(f, "FSDP") && !contains(f, "torchtitan"))) return "pytorch-fsdp";
+    if (contains(f, "Composer")) return "composer";
+    if (contains(f, "FSDP") && !contains(f, "torchtitan")) return "pytorch-fsdp";
     if (contains(f, "torchtitan")) return "torchtitan";
     if (contains(f, "DeepSpeed")) return "deepspeed";
     if (contains(f, "JAX")) return "jax-xla";

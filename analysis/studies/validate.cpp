@@ -342,6 +342,7 @@ std::vector<Ablation> ablations() {
             {"fp32 gradient reductions (every 16-bit run reduces 16-bit gradients)", {{"workload.grad_reduce", std::string("param")}}},
             {"FSDP2's all-gather copy-out on the compute stream (off)", {{"workload.parallelism.gather_copy_out", false}}},
             {"compute slowed by overlapped collectives (off: overlap is free)", {{"workload.parallelism.overlap_contention", false}}},
+            {"Composer's BACKWARD_POST backward gathers (off: prefetched)", {{"workload.parallelism.backward_prefetch", std::string("pre")}}},
             {"Megatron's even pipeline stages (off: stages balanced by time)", {{"workload.parallelism.stage_split", std::string("balanced")}}},
             {"Megatron's main-gradient buffers (off: 16 B per parameter)", {{"workload.main_grads", false}}},
             {"framework profiles (all rows as pytorch-ddp)", {{"workload.framework", std::string("pytorch-ddp")}}}};
