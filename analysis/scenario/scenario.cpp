@@ -40,8 +40,8 @@ const Registry<bool>& stage_splits() {
 }
 const Registry<bool>& backward_prefetches() {
     static const Registry<bool> r{"backward prefetch",
-                                  {{"pre", false, "each layer's all-gather before the previous layer's gradient computation (FSDP's BACKWARD_PRE, FSDP2)"},
-                                   {"post", true, "each layer's all-gather after the previous layer's gradient computation (FSDP's BACKWARD_POST)"}}};
+                                  {{"pre", false, "each layer's backward all-gather overlaps the gradient computation of the layer above it (FSDP's BACKWARD_PRE, FSDP2)"},
+                                   {"post", true, "each layer's backward all-gather starts once the layer above it has its gradients (FSDP's BACKWARD_POST)"}}};
     return r;
 }
 const Registry<Schedule>& schedules() {

@@ -83,7 +83,7 @@ struct Parallelism {
     // Pipeline stages cut evenly by transformer layers (Megatron's split) rather than balanced
     // by time; from the framework profile unless the scenario sets `stage_split`.
     bool even_stages = false;
-    // ZeRO-3's backward all-gathers issued after the previous layer's gradients (FSDP's
+    // ZeRO-3's backward all-gathers issued once the layer above has its gradients (FSDP's
     // BACKWARD_POST; compute::Framework::gather_after_grads): exposed; false: prefetched.
     bool gather_after_grads = false;
 

@@ -101,7 +101,7 @@ const Registry<Framework>& framework_registry() {
                {false, true, false, false, true, L::nchw, 3, true, true, false,
                 "PyTorch FSDP documentation (BACKWARD_PRE prefetch); llm-foundry MPT configs (attn_impl flash); torch.optim's foreach default (PyTorch >= 2.0); llm-foundry's MPT loss_fn defaults to fused_crossentropy (flash-attn's CrossEntropyLoss)",
                 false, OptimizerKernel::foreach, LossKernel::fused}),
-         entry("composer", "MosaicML Composer (llm-foundry): PyTorch FSDP with Composer's defaults, backward all-gathers after the previous layer's gradients",
+         entry("composer", "MosaicML Composer (llm-foundry): PyTorch FSDP with Composer's defaults, each backward all-gather after the gradients of the layer above",
                {false, true, false, false, true, L::nchw, 3, true, true, false,
                 "Composer dist_strategy.py (v0.13 to v0.21, read 2026-12-07): fsdp_config backward_prefetch defaults to BACKWARD_POST, forward_prefetch to False; PyTorch's BackwardPrefetch documentation: BACKWARD_POST prefetches the next parameters after the current gradient computation and overlaps the current reduce-scatter, \"less overlap\" than BACKWARD_PRE; llm-foundry MPT configs (attn_impl flash, FULL_SHARD); torch.optim's foreach default (PyTorch >= 2.0); MPT's loss_fn defaults to fused_crossentropy (flash-attn's CrossEntropyLoss)",
                 false, OptimizerKernel::foreach, LossKernel::fused, GradReduce::param, GradReduce::param, false, false, GradClip::none, false, false, true}),

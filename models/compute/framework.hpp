@@ -115,10 +115,11 @@ struct Framework {
     // fp16 model's 16-bit gradients are also copied to fp32 in the (sharded) optimizer state.
     // Off: 16-bit gradients and fp32 master weights, 16 B per parameter with Adam.
     bool main_grads = false;
-    // ZeRO-3 in backward: true when each layer's all-gather is issued only once the previous
-    // layer's gradients are computed (PyTorch FSDP's BackwardPrefetch.BACKWARD_POST, "less
-    // overlap": it overlaps that layer's reduce-scatter, not its gradient computation), so
-    // every backward gather is exposed; false: gathered ahead of compute (BACKWARD_PRE, FSDP2).
+    // ZeRO-3 in backward: true when each layer's all-gather is issued only once the layer above
+    // it (the one backward runs first) has computed its gradients (PyTorch FSDP's
+    // BackwardPrefetch.BACKWARD_POST, "less overlap": the gather overlaps that layer's
+    // reduce-scatter, not its gradient computation), so every backward gather is exposed;
+    // false: gathered ahead of compute (BACKWARD_PRE, FSDP2).
     bool gather_after_grads = false;
 
     bool operator==(const Framework&) const = default;
