@@ -488,16 +488,22 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // forward waits for its own gather, and each gather for the one before. So every layer's
     // collective pays its own latency, and the first one is never hidden. Returns the delay
     // it adds to the stage's forward and the time its collectives take.
+    // One layer's all-gather of p parameters; the layers of a model repeat, so each size is
+    // priced once (the last one kept).
+    double gather_priced = -1;
+    units::Seconds gather_time{};
+    const auto layer_gather = [&](double p) {
+        if (p != gather_priced) {
+            gather_time = dp_collective(net::Collective::all_gather, p * gather_b).time;
+            gather_priced = p;
+        }
+        return gather_time;
+    };
     const auto forward_gather = [&](bool trainable_only) {
-        units::Seconds comm_done{}, compute_done{}, work{}, wire{}, g{};
-        double priced = -1;  // the layers of a model repeat: price each size once
+        units::Seconds comm_done{}, compute_done{}, work{}, wire{};
         for (int c = slow; c < stages; c += par.pp)
             for (std::size_t i = bounds[static_cast<std::size_t>(c)]; i < bounds[static_cast<std::size_t>(c) + 1]; ++i) {
-                const double p = trainable_only ? step.layers[i].trainable_params : step.layers[i].params;
-                if (p != priced) {
-                    g = dp_collective(net::Collective::all_gather, p * gather_b).time;
-                    priced = p;
-                }
+                const units::Seconds g = layer_gather(trainable_only ? step.layers[i].trainable_params : step.layers[i].params);
                 comm_done += g;
                 wire += g;
                 compute_done = std::max(compute_done, comm_done) + fwd[i];
@@ -576,18 +582,10 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     // gradients: the gather overlaps that layer's reduce-scatter, and the layer's own backward
     // waits for it on the compute stream (one collective per FSDP unit, as forward's).
     const bool exposed_backward_gather = par.zero >= 3 && par.gather_after_grads && replicas > 1;
-    double gather_priced = -1;
-    units::Seconds layer_gather{};
     for (int c = stages - par.pp + slow; c >= 0; c -= par.pp) {
         const auto lo = bounds[static_cast<std::size_t>(c)], hi = bounds[static_cast<std::size_t>(c) + 1];
         for (auto i = hi; i-- > lo;) {
-            if (exposed_backward_gather && step.layers[i].params > 0) {
-                if (step.layers[i].params != gather_priced) {
-                    gather_priced = step.layers[i].params;
-                    layer_gather = dp_collective(net::Collective::all_gather, gather_priced * gather_b).time;
-                }
-                bucket_time += layer_gather;
-            }
+            if (exposed_backward_gather && step.layers[i].params > 0) bucket_time += layer_gather(step.layers[i].params);
             bucket_time += bwd[i];
             bucket_bytes += step.layers[i].trainable_params * grad_elem;
             bucket_params += step.layers[i].params;

@@ -284,7 +284,7 @@ TEST_CASE("FSDP2 copies each gathered layer out of the gather buffer on the comp
     CHECK(compute_part(fsdp1_copied) - compute_part(fsdp1) == doctest::Approx(2e9 * fwd_copies).epsilon(1e-6));
 }
 
-TEST_CASE("Composer's BACKWARD_POST: each backward gather waits for the layer before it, off the gradient communication") {
+TEST_CASE("Composer's BACKWARD_POST: each backward gather waits for the layer above it, off the gradient communication") {
     const auto plan = [](const std::string& framework, const std::string& extra) {
         return zero3_plan(framework, "bf16", "a100-sxm4-80gb", "dgx-a100", extra);
     };
