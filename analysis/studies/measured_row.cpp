@@ -25,12 +25,15 @@ constexpr double throughput_steps = 20;
 // "in excess of 50%" (Krell et al. 2021, arXiv:2107.02027, abstract).
 constexpr double wikipedia_padding_at_512 = 0.5;
 
-// DeepLearningExamples' BERT for PyTorch bins phase-2 (sequence 512) pretraining by length
-// since its release on the 21.11 container (README changelog, January 2022: "Binned
+// DeepLearningExamples' BERT for PyTorch, since its release on the 21.11 container (README
+// changelog, January 2022), bins phase-2 (sequence 512) pretraining by length ("Binned
 // pretraining for phase2 with LDDL using a bin size of 64"; scripts/run_pretraining.sh,
-// phase2_bin_size default 64).
+// phase2_bin_size default 64) and pretrains a TorchScript model on the NVFuser backend
+// ("TorchScript with NVFuser backend": run_pretraining.py enables NVFuser and calls
+// torch.jit.script(model) unless --disable_jit_fusions), which fuses the elementwise ops;
+// run_squad.py fine-tunes eagerly.
 constexpr int dle_bert_phase2_bin = 64;
-constexpr int dle_bert_binning_release = 2111;  // NGC container YY.MM as YYMM
+constexpr int dle_bert_2022_release = 2111;  // NGC container YY.MM as YYMM
 
 // NVIDIA's MLPerf BERT removed padding from round v0.7 on, but ran attention as separate
 // kernels until v1.0: v0.7's `mha.py` (FastUnpadBertSelfAttention) calls a batched GEMM for
@@ -262,6 +265,12 @@ std::string framework_of_row(const CsvRow& row) {
     if (contains(f, "torchtitan")) return "torchtitan";
     if (contains(f, "DeepSpeed")) return "deepspeed";
     if (contains(f, "JAX")) return "jax-xla";
+    // DeepLearningExamples' TensorFlow 2 BERT compiles with XLA unless told not to: its scripts
+    // default to use_xla=true (run_pretraining_lamb.sh, run_squad.sh, every config in
+    // scripts/configs), passed on as --enable_xla (auto-clustering), and its tables were made
+    // with those scripts (TensorFlow2/LanguageModeling/BERT/README.md, read 2026-12-07).
+    if (contains(f, "TensorFlow") && contains(row.at("source"), "TensorFlow2/LanguageModeling/BERT/"))
+        return "tensorflow-xla";
     if (contains(f, "TensorFlow")) return contains(f, "XLA") ? "tensorflow-xla" : "horovod-tensorflow";
     if (contains(f, "MXNet") || contains(f, "MxNet")) return "mxnet";
     if (contains(f, "Lambda")) return "pytorch-ddp";
@@ -310,9 +319,11 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         // the dataset; only frameworks that remove padding run faster for it.
         if (seq_len == 512) {
             d.set("workload.padding_fraction", wikipedia_padding_at_512);
-            if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_binning_release)
+            if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_2022_release)
                 d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
         }
+        if (!squad && framework == "nvidia-dle" && ngc_pytorch_release(row.at("framework")) >= dle_bert_2022_release)
+            d.set("workload.fused_elementwise", true);
         if (squad && (framework == "nvidia-dle" || lambda_benchmark(row))) {
             d.set("workload.optimizer_kernel", squad_optimizer_kernel(row.at("precision")));
             d.set("workload.grad_clip", std::string("global"));
