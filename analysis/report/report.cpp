@@ -104,8 +104,9 @@ std::string single(const Result& r) {
     // The software the figures assume: the framework profile, and for language models the
     // attention kernel it (or the scenario) chose.
     const std::string stack = r.framework + (r.throughput_tokens_per_s > 0 ? ", " + r.attention + " attention" : "");
-    o += fmt::format("{}: {} on {} x {} ({}, {}), {} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu, r.precision,
-                     stack, r.samples, r.iterations, r.global_batch);
+    // An amount given in tokens is a fractional number of samples; the line rounds it to whole ones.
+    o += fmt::format("{}: {} on {} x {} ({}, {}), {:.0f} samples in {} steps of {}\n", r.name, r.model, r.gpus, r.gpu,
+                     r.precision, stack, r.samples, r.iterations, r.global_batch);
     if (!r.from_instance.empty()) o += fmt::format("  from instance   {}\n", r.from_instance);
     if (!r.step_source.empty()) o += fmt::format("  step from       {}\n", r.step_source);
     if (r.layout.searched) {
