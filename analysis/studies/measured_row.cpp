@@ -423,6 +423,11 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         if (round > 0 && vision) {
             d.set("workload.evaluation.every_samples", mlperf_resnet_eval_epochs * data::imagenet_train_images);
             d.set("workload.evaluation.samples", data::imagenet_val_images);
+        } else if (vision && contains(row.at("source"), "PyTorch/Classification/ConvNets/")) {
+            // DeepLearningExamples' image classification validates after every epoch unless
+            // told not to (training.py's train_loop; main.py's --training-only skips it).
+            d.set("workload.evaluation.every_samples", data::imagenet_train_images);
+            d.set("workload.evaluation.samples", data::imagenet_val_images);
         } else if (round >= mlperf_bert_eval_rule_round && bert && !squad && int_cell(row, "global_batch") > 0) {
             d.set("workload.evaluation.every_samples", mlperf_bert_eval_interval(int_cell(row, "global_batch")));
             d.set("workload.evaluation.samples", mlperf_bert_eval_samples);
