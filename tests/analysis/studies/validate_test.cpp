@@ -103,6 +103,19 @@ TEST_CASE("NVIDIA's MLPerf BERT runs attention as separate kernels in round v0.7
     CHECK(row_scenario("MLP-054").workload.attention == work::AttentionKind::fmha);     // v2.1
 }
 
+TEST_CASE("DeepLearningExamples' BERT fuses as its scripts run it: TF2 under XLA, PyTorch pretraining under NVFuser") {
+    // TensorFlow 2 (use_xla=true by default), pretraining and SQuAD alike.
+    CHECK(row_scenario("DLE-090").workload.framework == "tensorflow-xla");
+    CHECK(row_scenario("DLE-090").workload.fused_elementwise);
+    CHECK(row_scenario("DLE-117").workload.framework == "tensorflow-xla");
+    // PyTorch 21.11 pretraining is scripted (torch.jit.script, NVFuser); its SQuAD runs eagerly.
+    CHECK(row_scenario("DLE-028").workload.framework == "nvidia-dle");
+    CHECK(row_scenario("DLE-028").workload.fused_elementwise);
+    CHECK_FALSE(row_scenario("DLE-054").workload.fused_elementwise);
+    // TensorFlow 1 ResNet-50 keeps what its framework column says (XLA named there).
+    CHECK(row_scenario("DLE-015").workload.framework == "tensorflow-xla");
+}
+
 TEST_CASE("MLPerf rows evaluate as the rules of their round say, DeepLearningExamples' PyTorch ResNet-50 every epoch") {
     const auto every = [](const std::string& id) { return row_scenario(id).workload.evaluation.every_samples; };
     const auto samples = [](const std::string& id) { return row_scenario(id).workload.evaluation.samples; };
