@@ -269,9 +269,9 @@ std::string framework_of_row(const CsvRow& row) {
     // default to use_xla=true (run_pretraining_lamb.sh, run_squad.sh, every config in
     // scripts/configs), passed on as --enable_xla (auto-clustering), and its tables were made
     // with those scripts (TensorFlow2/LanguageModeling/BERT/README.md, read 2026-12-07).
-    if (contains(f, "TensorFlow") && contains(row.at("source"), "TensorFlow2/LanguageModeling/BERT/"))
-        return "tensorflow-xla";
-    if (contains(f, "TensorFlow")) return contains(f, "XLA") ? "tensorflow-xla" : "horovod-tensorflow";
+    if (contains(f, "TensorFlow"))
+        return contains(f, "XLA") || contains(row.at("source"), "TensorFlow2/LanguageModeling/BERT/") ? "tensorflow-xla"
+                                                                                                    : "horovod-tensorflow";
     if (contains(f, "MXNet") || contains(f, "MxNet")) return "mxnet";
     if (contains(f, "Lambda")) return "pytorch-ddp";
     if (contains(f, "PyTorch NGC") || contains(f, "PyTorch NVIDIA Release")) return "nvidia-dle";
@@ -314,16 +314,16 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         squad = squad_row(row);
         d.set("workload.model", model).set("workload.seq_len", std::int64_t{seq_len});
         d.set("workload.task", std::string(squad ? "squad" : "pretraining"));
+        // DeepLearningExamples' PyTorch pretraining from its 21.11 release: binned and scripted.
+        const bool dle_2022_pretraining = !squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_2022_release;
         // Wikipedia pretraining samples at 512 tokens are more than half padding (Krell et al.
         // 2021, "Efficient Sequence Packing without Cross-contamination", abstract): a fact of
         // the dataset; only frameworks that remove padding run faster for it.
         if (seq_len == 512) {
             d.set("workload.padding_fraction", wikipedia_padding_at_512);
-            if (!squad && ngc_pytorch_release(row.at("framework")) >= dle_bert_2022_release)
-                d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
+            if (dle_2022_pretraining) d.set("workload.length_bin", std::int64_t{dle_bert_phase2_bin});
         }
-        if (!squad && framework == "nvidia-dle" && ngc_pytorch_release(row.at("framework")) >= dle_bert_2022_release)
-            d.set("workload.fused_elementwise", true);
+        if (dle_2022_pretraining) d.set("workload.fused_elementwise", true);
         if (squad && (framework == "nvidia-dle" || lambda_benchmark(row))) {
             d.set("workload.optimizer_kernel", squad_optimizer_kernel(row.at("precision")));
             d.set("workload.grad_clip", std::string("global"));
