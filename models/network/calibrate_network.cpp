@@ -76,7 +76,9 @@ std::vector<ParamDef> parameter_table() {
         {"nvlink2_efficiency", [](NetworkParams& p) -> double& { return p.nvlink2_efficiency; }, true, topo + " SM70_NVLINK_BW 20 of 25 GB/s"},
         {"nvlink3_efficiency", [](NetworkParams& p) -> double& { return p.nvlink3_efficiency; }, true, topo + " SM80_NVLINK_BW 20 of 25 GB/s"},
         {"nvlink4_efficiency", [](NetworkParams& p) -> double& { return p.nvlink4_efficiency; }, true, topo + " SM90_NVLINK_BW 20.6 of 25 GB/s"},
+        {"nvlink5_efficiency", [](NetworkParams& p) -> double& { return p.nvlink5_efficiency; }, true, topo + " SM100_NVLINK_BW 40.1 of 50 GB/s"},
         {"nvls_efficiency", [](NetworkParams& p) -> double& { return p.nvls_efficiency; }, true, tuning + " nvlsEfficiency (Hopper)"},
+        {"nvls5_efficiency", [](NetworkParams& p) -> double& { return p.nvls5_efficiency; }, false, tuning + " nvlsEfficiency (Blackwell)"},
         {"nvlink_copy_efficiency", [](NetworkParams& p) -> double& { return p.nvlink_copy_efficiency; }, true, "as nvlink3_efficiency"},
         {"tree_efficiency", [](NetworkParams& p) -> double& { return p.tree_efficiency; }, true, tuning + " tree busBw x 0.92"},
         {"infiniband_efficiency", [](NetworkParams& p) -> double& { return p.infiniband_efficiency; }, true, topo + " NET_BW 12 of 12.5 GB/s"},
@@ -238,6 +240,8 @@ CalibrationResult calibrate_network(const CalibrationData& data) {
         for (std::size_t j = 0; j < free.size(); ++j) defs[free[j]].ref(p) = std::exp(theta[j]);
         // RoCE has no row; it follows InfiniBand (same NICs and verbs transport).
         p.roce_efficiency = p.infiniband_efficiency;
+        // No Blackwell row: NVLS on NVLink5 follows the fitted Hopper value by NCCL's ratio.
+        p.nvls5_efficiency = blackwell_nvls(p.nvls_efficiency);
         return p;
     };
     fit::Vector theta(free.size());
@@ -302,6 +306,8 @@ CalibrationResult calibrate_network(const CalibrationData& data) {
                                  defs[j].prior_source
                            : "not fitted (no row depends on it); value from " + defs[j].prior_source;
         if (f.name == "roce_efficiency") f.note = "set equal to infiniband_efficiency: same ConnectX NICs and verbs transport; no RoCE row";
+        if (f.name == "nvls5_efficiency")
+            f.note = "no Blackwell row: nvls_efficiency x 0.74 / 0.85, NCCL's Blackwell over Hopper nvlsEfficiency (" + defs[j].prior_source + ")";
         result.parameters.push_back(std::move(f));
     }
     return result;

@@ -286,7 +286,10 @@ double NetworkParams::efficiency(Fabric fabric) const {
 }
 
 double NetworkParams::nvlink_efficiency(int generation) const {
-    return generation <= 2 ? nvlink2_efficiency : generation == 3 ? nvlink3_efficiency : nvlink4_efficiency;
+    return generation <= 2   ? nvlink2_efficiency
+           : generation == 3 ? nvlink3_efficiency
+           : generation == 4 ? nvlink4_efficiency
+                             : nvlink5_efficiency;
 }
 
 double payload_fraction(Protocol protocol) { return payload(protocol); }
@@ -626,7 +629,7 @@ CollectiveEstimate Network::estimate(Collective op, double bytes, const Group& g
     // NVLink SHARP: each GPU reads its shard reduced by the switch and multicasts the result, so
     // it sends and receives bytes x (1 + 1/k) over its NVLinks. Simple protocol only.
     auto nvls = [&] {
-        const double bw = g.nvlink_per_gpu * p.nvls_efficiency;
+        const double bw = g.nvlink_per_gpu * (g.nvlink_generation >= 5 ? p.nvls5_efficiency : p.nvls_efficiency);
         consider(Algorithm::nvls, Protocol::simple, p.nvls_latency_us, bytes * (k + 1.0) / k / bw, bw);
     };
     // All-to-all: every rank sends bytes/n to every other rank at once; the slowest of the GPU

@@ -33,8 +33,10 @@ struct NetworkParams {
     double nvlink2_efficiency = 0.0;       // per NVLink generation (V100, A100, H100/H200)
     double nvlink3_efficiency = 0.0;
     double nvlink4_efficiency = 0.0;
+    double nvlink5_efficiency = 0.0;       // B200, B300, GB200, GB300
     double pcie_efficiency = 0.0;
-    double nvls_efficiency = 0.0;          // NVLS all-reduce, relative to per-GPU NVLink rate
+    double nvls_efficiency = 0.0;          // NVLS all-reduce, relative to per-GPU NVLink rate (NVLink4)
+    double nvls5_efficiency = 0.0;         // the same on NVLink5 (Blackwell)
     double nvlink_copy_efficiency = 0.0;   // copy-engine transfers (Algorithm::direct over NVLink)
     double tree_efficiency = 0.0;          // double binary tree relative to its ideal bandwidth
     double infiniband_efficiency = 0.0;
@@ -57,6 +59,9 @@ NetworkParams default_network_params();
 // The starting values of the fit: numbers from NCCL's own tuning tables and published reports,
 // each with its source in params.cpp. Parameters the data cannot fix keep these values.
 NetworkParams prior_network_params();
+// NVLS efficiency on NVLink5 from a fitted NVLink4 (Hopper) one: no measurement times NVLS on
+// Blackwell, so it keeps the fitted value's ratio to NCCL's Hopper figure (0.74 / 0.85).
+double blackwell_nvls(double hopper_nvls);
 
 struct CollectiveEstimate {
     units::Seconds time{0.0};

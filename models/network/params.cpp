@@ -5,6 +5,11 @@
 
 namespace rentsim::net {
 
+double blackwell_nvls(double hopper_nvls) {
+    const NetworkParams prior = prior_network_params();
+    return hopper_nvls * prior.nvls5_efficiency / prior.nvls_efficiency;
+}
+
 NetworkParams prior_network_params() {
     NetworkParams p;
     // NCCL's effective per-link NVLink rates (src/graph/topo.h @5067397: SM70_NVLINK_BW 20,
@@ -13,10 +18,15 @@ NetworkParams prior_network_params() {
     p.nvlink2_efficiency = 20.0 / 25.0;
     p.nvlink3_efficiency = 20.0 / 25.0;
     p.nvlink4_efficiency = 20.6 / 25.0;
+    // NVLink5 (Blackwell): SM100_NVLINK_BW 40.1 GB/s (src/graph/topo.h @5067397) over the 50 GB/s
+    // of one link per direction (18 links, 900 GB/s per GPU).
+    p.nvlink5_efficiency = 40.1 / 50.0;
     // NCCL's PCI_BW 12 GB/s for Gen3 x16 (src/graph/topo.h) over the raw 15.754 GB/s.
     p.pcie_efficiency = 12.0 / 15.754;
     // NCCL's nvlsEfficiency for Hopper, 0.85 (src/graph/tuning.cc @5067397).
     p.nvls_efficiency = 0.85;
+    // NCCL's nvlsEfficiency for Blackwell, 0.74 (the same table).
+    p.nvls5_efficiency = 0.74;
     p.nvlink_copy_efficiency = 20.0 / 25.0;
     // NCCL scales tree all-reduce bandwidth by 0.92 against the ring (src/graph/tuning.cc).
     p.tree_efficiency = 0.92;
@@ -57,6 +67,7 @@ NetworkParams default_network_params() {
     p.nvls_latency_us = 72.8813;  // 8 rows (data/fitted.csv)
     // No RoCE row: RoCE uses the same ConnectX NICs and verbs transport as InfiniBand.
     p.roce_efficiency = p.infiniband_efficiency;
+    p.nvls5_efficiency = blackwell_nvls(p.nvls_efficiency);
     return p;
 }
 

@@ -87,6 +87,8 @@ TEST_CASE("rerunning the fit reproduces the constants the model ships with") {
     CHECK(same(shipped.nvlink3_efficiency, r.params.nvlink3_efficiency));
     CHECK(same(shipped.nvlink4_efficiency, r.params.nvlink4_efficiency));
     CHECK(same(shipped.nvls_efficiency, r.params.nvls_efficiency));
+    CHECK(same(shipped.nvlink5_efficiency, r.params.nvlink5_efficiency));
+    CHECK(same(shipped.nvls5_efficiency, r.params.nvls5_efficiency));
     CHECK(same(shipped.nvlink_copy_efficiency, r.params.nvlink_copy_efficiency));
     CHECK(same(shipped.tree_efficiency, r.params.tree_efficiency));
     CHECK(same(shipped.infiniband_efficiency, r.params.infiniband_efficiency));

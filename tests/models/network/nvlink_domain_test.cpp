@@ -31,12 +31,20 @@ TEST_CASE("an all-reduce over the 72 GPUs of one GB200 NVL72 rack runs at NVLink
     };
     const auto ring = rack.collective(Collective::all_reduce, units::gib(16), 72, Algorithm::ring);
     CHECK(ring.protocol == Protocol::simple);
-    // NVLink5: 900 GB/s per GPU, at the fitted NVLink efficiency; the 400 Gb/s NICs would give 50.
-    CHECK(busbw(ring, 72) == doctest::Approx(900.0 * p.nvlink4_efficiency).epsilon(0.001));
+    // NVLink5: 900 GB/s per GPU at NCCL's 40.1 of 50 GB/s per link (0.802, not the fitted
+    // NVLink4 0.822); the 400 Gb/s NICs would give 50.
+    CHECK(p.nvlink5_efficiency == doctest::Approx(0.802));
+    CHECK(busbw(ring, 72) == doctest::Approx(900.0 * 0.802).epsilon(0.001));
     // Latency of 2 x 71 NVLink steps, none over the network.
     CHECK(ring.latency.value == doctest::Approx((p.base_us.simple + 2.0 * 71 * p.nvlink_step_us.simple) * 1e-6));
     // One domain: NVLink SHARP applies, as inside one HGX node.
-    CHECK(rack.collective(Collective::all_reduce, units::gib(16), 72).algorithm == Algorithm::nvls);
+    const auto sharp = rack.collective(Collective::all_reduce, units::gib(16), 72);
+    CHECK(sharp.algorithm == Algorithm::nvls);
+    // NVLS on NVLink5: no measurement, so the fitted Hopper efficiency scaled by NCCL's
+    // Blackwell-over-Hopper nvlsEfficiency (0.74 / 0.85); each GPU moves 16 GiB x 73/72.
+    CHECK(p.nvls5_efficiency == doctest::Approx(p.nvls_efficiency * 0.74 / 0.85));
+    CHECK(sharp.time.value - sharp.latency.value ==
+          doctest::Approx(units::gib(16).value * 73.0 / 72.0 / (900e9 * p.nvls5_efficiency)).epsilon(0.001));
 
     // The same 72 GPUs as 18 trays without the rack's NVLink Switch: each tray's four 400 Gb/s NICs.
     const auto trays = nvl72(144, 4).collective(Collective::all_reduce, units::gib(16), 72, Algorithm::ring);
