@@ -311,6 +311,7 @@ StepPlan plan_step(const Scenario& s, int gpus, const net::Network& network, con
     cfg.dp = replicas;
     cfg.zero = par.zero;
     cfg.fused_elementwise = w.fused_elementwise;
+    cfg.gemm_epilogue = w.gemm_epilogue;
     cfg.recompute = par.recompute;
     cfg.recompute_every = par.recompute_every;
     cfg.tf32_matmul = w.tf32_matmul;

@@ -373,7 +373,7 @@ work::Workload build_workload(const std::string& model, const GptShapeKeys& k, w
 // data parallel (the layout search plans one cluster size).
 WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool elastic_given) {
     Object o(v, {"model", "task", "precision", "framework", "attention", "activation", "batch_per_gpu", "global_batch",
-                 "micro_batch", "bucket_mb", "fused_elementwise", "tf32", "conv_layout", "optimizer_kernel", "grad_clip", "loss_kernel", "grad_reduce", "main_grads", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
+                 "micro_batch", "bucket_mb", "fused_elementwise", "gemm_epilogue", "tf32", "conv_layout", "optimizer_kernel", "grad_clip", "loss_kernel", "grad_reduce", "main_grads", "padding_fraction", "seq_len", "layers", "hidden", "heads", "vocab", "ffn_hidden", "kv_heads",
                  "softmax", "length_bin", "parallelism", "dataset_samples", "epochs", "samples", "tokens", "lora", "trace", "rl", "evaluation"});
     WorkloadSpec w;
     const auto& models = work::model_registry();
@@ -533,6 +533,7 @@ WorkloadSpec parse_workload(const Value& v, int& dp_given, GptShapeKeys& k, bool
     }
     if (auto x = o.get("bucket_mb")) w.bucket = units::bytes(x->as_positive_number() * 1024 * 1024);
     if (auto x = o.get("fused_elementwise")) w.fused_elementwise = x->as_bool();
+    if (auto x = o.get("gemm_epilogue")) w.gemm_epilogue = x->as_bool();
     if (auto x = o.get("tf32")) w.tf32_matmul = w.tf32_conv = x->as_bool();
     if (auto x = o.get("conv_layout")) w.conv_layout = x->as(compute::conv_layout_registry());
     if (auto x = o.get("optimizer_kernel")) w.optimizer_kernel = x->as(compute::optimizer_kernel_registry());

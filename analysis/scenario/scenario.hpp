@@ -126,6 +126,7 @@ struct WorkloadSpec {
     units::Bytes bucket{25.0 * 1024 * 1024};  // gradient bucket (PyTorch DDP bucket_cap_mb, MiB)
     std::string framework{compute::default_framework};  // registry name of the framework profile
     bool fused_elementwise = false;  // elementwise ops fused, one kernel per run (profile or key)
+    bool gemm_epilogue = false;      // an activation after a GEMM runs in its epilogue (key)
     bool tf32_matmul = false, tf32_conv = false;  // fp32 requests on TF32 tensor cores (profile or `tf32`)
     compute::ConvLayout conv_layout = compute::ConvLayout::nchw;  // profile or `conv_layout`
     compute::OptimizerKernel optimizer_kernel = compute::OptimizerKernel::fused;  // profile or `optimizer_kernel`

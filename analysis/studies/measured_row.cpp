@@ -43,6 +43,15 @@ constexpr int dle_bert_2022_release = 2111;  // NGC container YY.MM as YYMM
 // and _v1.0, NVIDIA/benchmarks/bert/implementations/pytorch, read 2026-12-05).
 constexpr int mlperf_fmha_round = 100;  // v1.0, as major x 100 + minor x 10
 
+// From round v2.0 on, NVIDIA's MLPerf BERT computes bias and GeLU in the epilogue of the
+// feed-forward GEMM (--fused_gemm_gelu, apex's FusedDenseGeluDense on cuBLASLt's GELU_AUX_BIAS
+// and DGELU_BGRAD epilogues). Every v2.0 config of the A100 rows passes it, NVIDIA's
+// (config_DGXA100_1x8x56x1.sh), Azure's (ND96amsr_A100_v4 1x8x56x1 and 128x8x3x1) and H3C's
+// (config_R5300G5x8A100-PCIE-80GB.sh), as v2.1's does (pytorch-preview); v1.0's do not
+// (config_DGXA100_8x8x48x1.sh, 512x8x3x1) (mlcommons/training_results_v1.0, _v2.0 and _v2.1,
+// read 2026-12-08).
+constexpr int mlperf_gemm_gelu_round = 200;  // v2.0
+
 // The MLPerf Training round of a row whose source is an MLCommons results repository
 // ("mlcommons/training_results_vX.Y"), as X x 100 + Y x 10; 0 when none.
 int mlperf_round(const std::string& source) {
@@ -333,6 +342,8 @@ ScenarioDraft training_draft(const CsvRow& row, const Overrides& what_if) {
         }
         if (const int round = mlperf_round(row.at("source")); round > 0 && round < mlperf_fmha_round)
             d.set("workload.attention", std::string("unfused"));
+        else if (round >= mlperf_gemm_gelu_round)
+            d.set("workload.gemm_epilogue", true);
     } else if (txl) {
         // The row's depth names the configuration (DeepLearningExamples: base 16 layers, large 18).
         std::string name = model;

@@ -333,6 +333,7 @@ void for_each_scale(const ValidationReport& rep, F&& f) {
 std::vector<Ablation> ablations() {
     return {{"FlashAttention (unfused attention everywhere)", {{"workload.attention", std::string("unfused")}}},
             {"fused elementwise kernels (all unfused)", {{"workload.fused_elementwise", false}}},
+            {"GeLU in the GEMM's epilogue (off: a kernel of its own)", {{"workload.gemm_epilogue", false}}},
             {"TF32 for fp32 requests (off)", {{"workload.tf32", false}}},
             {"NCHW transposes (NHWC everywhere)", {{"workload.conv_layout", std::string("nhwc")}}},
             {"gradient reduction overlapped with backward (off)", {{"workload.parallelism.overlap_grad_reduce", false}}},

@@ -214,12 +214,16 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
         // op-level recomputation; and the extra kernels around ops, forward and backward.
         ClassTimes by_fwd, by_bwd, by_replay;
         FusedRun run;
+        bool after_matmul = false;  // the op before this one is a GEMM
         for (const auto& layer_op : layer.ops) {
             const work::Op op = as_run(layer_op, cfg);
-            const bool folded = run.next(op, cfg.fused_elementwise) == FusedRun::Charge::none;
+            // In the GEMM's epilogue (StepConfig::gemm_epilogue): no run of its own.
+            const bool epilogue = cfg.gemm_epilogue && op.activation && after_matmul;
+            after_matmul = op.cls == work::OpClass::matmul;
+            const bool folded = epilogue || run.next(op, cfg.fused_elementwise) == FusedRun::Charge::none;
             const Precision p = op_precision(op, gpu.spec(), cfg);
             auto f = gpu.op_cost(op, cfg.micro_batch, p, cfg.tp, cfg.sequence_parallel);
-            f.time = run.forward(f.time);
+            f.time = epilogue ? Seconds{} : run.forward(f.time);
             // Extra streaming kernels around the op: layout transposes of an NCHW convolution
             // on tensor cores (input and output in forward; twice that in backward, for dgrad
             // and wgrad), fp8 cast-transposes of a linear layer's input and weight (forward)
@@ -327,7 +331,7 @@ StepCost plan_step(const work::Workload& w, const GpuModel& gpu, const StepConfi
                 if (attention_core(op)) lc.attention_bwd += t;
                 if (run.launches()) ++lc.kernels;
             }
-            if (run.launches()) ++lc.kernels;
+            if (!epilogue && run.launches()) ++lc.kernels;
             if (cfg.tp > 1 && op.cls == work::OpClass::matmul) {
                 // Row-parallel output summed in forward; column-parallel input gradient in backward.
                 if (op.tp == work::TpSplit::k) {

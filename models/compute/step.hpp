@@ -40,6 +40,13 @@ struct StepConfig {
     // before it (cuDNN's fused BN-add-ReLU, XLA), else one pass of the run's widest op
     // (Megatron's bias-GeLU and bias-dropout-add; step.cpp, FusedRun). Their FLOPs still count.
     bool fused_elementwise = false;
+    // An activation right after a GEMM runs in that GEMM's epilogue: cuBLASLt's
+    // CUBLASLT_EPILOGUE_GELU_AUX_BIAS applies bias and GeLU to the output and keeps the
+    // pre-activation for backward, whose DGELU_BGRAD epilogue applies the GeLU derivative to the
+    // next GEMM's input gradient (apex's FusedDenseGeluDense; NVIDIA's MLPerf BERT from round
+    // v2.0, --fused_gemm_gelu). The activation is then no kernel and no traffic of its own,
+    // forward or backward; its FLOPs still count and its stash is the same.
+    bool gemm_epilogue = false;
     // fp32 GEMMs / convolutions on TF32 tensor cores when the GPU has them (framework switches).
     bool tf32_matmul = false;
     bool tf32_conv = false;

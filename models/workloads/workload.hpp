@@ -75,6 +75,9 @@ struct Op {
     // backward instead of recomputing them from the row logsumexp (apex FMHA, not
     // FlashAttention).
     bool stores_probs = false;
+    // An activation (GeLU, ReLU) that cuBLASLt can apply in a GEMM's epilogue when it follows
+    // that GEMM (compute::StepConfig::gemm_epilogue).
+    bool activation = false;
 };
 
 // PyTorch's softmax kernels (aten/src/ATen/native/cuda/SoftMax.cu, host_softmax) keep a row

@@ -213,6 +213,7 @@ void append_mlp(std::vector<Op>& ops, const Block& b) {
         ops.push_back(matmul("mlp_up", s, f, h, h * f + b.bias(f), s * h, TpSplit::n));
         ops.push_back(pointwise("gelu", OpClass::elementwise, s, f, 1, gelu_flops, 2 * s * f,
                                 s * f, TpSplit::n));
+        ops.back().activation = true;
     }
     ops.push_back(matmul("mlp_down", s, h, f, f * h + b.bias(h), s * f, TpSplit::k));
     if (b.dropout) ops.push_back(dropout("mlp_dropout", s, h, 1, TpSplit::m));

@@ -116,6 +116,15 @@ TEST_CASE("DeepLearningExamples' BERT fuses as its scripts run it: TF2 under XLA
     CHECK(row_scenario("DLE-015").workload.framework == "tensorflow-xla");
 }
 
+TEST_CASE("MLPerf BERT computes GeLU in the GEMM's epilogue from round v2.0, as its configs pass --fused_gemm_gelu") {
+    // v2.0 (NGC 22.04): NVIDIA's, Azure's and H3C's rows; v2.1 (22.09).
+    for (const char* id : {"MLP-047", "MLP-048", "MLP-051", "MLP-052", "MLP-053", "MLP-054", "MLP-055"})
+        CHECK_MESSAGE(row_scenario(id).workload.gemm_epilogue, id);
+    // v1.0 (21.05) and v0.7 (20.06) ran the GeLU as a kernel of its own; so does every other stack.
+    for (const char* id : {"MLP-045", "MLP-046", "MLP-042", "DLE-028", "SMX-001", "MLP-013"})
+        CHECK_FALSE_MESSAGE(row_scenario(id).workload.gemm_epilogue, id);
+}
+
 TEST_CASE("MLPerf rows evaluate as the rules of their round say, DeepLearningExamples' PyTorch ResNet-50 every epoch") {
     const auto every = [](const std::string& id) { return row_scenario(id).workload.evaluation.every_samples; };
     const auto samples = [](const std::string& id) { return row_scenario(id).workload.evaluation.samples; };

@@ -797,3 +797,38 @@ TEST_CASE("fused elementwise ops: a run after a GEMM is one kernel as wide as it
     // Unfused, every op is its own kernel.
     CHECK(plan({gemm, dropout, add}, false).fwd.value == doctest::Approx(fwd({gemm}) + fwd({dropout}) + fwd({add})));
 }
+
+TEST_CASE("a GeLU after a GEMM runs in the GEMM's epilogue: no time, no kernel, the same stash and FLOPs") {
+    // fc1, GeLU, fc2, as a feed-forward block: with gemm_epilogue the GeLU costs nothing in
+    // either direction and launches nothing; its FLOPs and its stash stay. A GeLU that follows
+    // no GEMM (after a norm) is still a kernel of its own.
+    const double m = 4096, h = 1024, f = 4096;
+    work::Op fc1{.name = "fc1", .cls = work::OpClass::matmul, .m = m, .n = f, .k = h, .batch = 1,
+                 .fwd_flops = 2 * m * f * h, .fwd_elems = m * h + m * f, .weight_elems = h * f, .saved_elems = m * h};
+    work::Op gelu{.name = "gelu", .cls = work::OpClass::elementwise, .m = m, .n = f, .k = 0, .batch = 1,
+                  .fwd_flops = 9 * m * f, .fwd_elems = 2 * m * f, .weight_elems = 0, .saved_elems = m * f};
+    gelu.activation = true;
+    work::Op fc2{.name = "fc2", .cls = work::OpClass::matmul, .m = m, .n = h, .k = f, .batch = 1,
+                 .fwd_flops = 2 * m * h * f, .fwd_elems = m * f + m * h, .weight_elems = h * f, .saved_elems = m * f};
+    const work::Op norm{.name = "norm", .cls = work::OpClass::normalization, .m = m, .n = f, .k = 0, .batch = 1,
+                        .fwd_flops = 7 * m * f, .fwd_elems = 2 * m * f, .weight_elems = 2 * f, .saved_elems = m * f};
+    const auto plan = [&](std::vector<work::Op> ops, bool epilogue) {
+        const work::Workload w{.name = "t", .domain = work::Domain::language, .seq_len = m,
+                               .layers = {work::Layer{.name = "l", .ops = std::move(ops), .params = 0, .repeat = 1}}};
+        compute::StepConfig cfg = bf16_micro_batch_1();
+        cfg.gemm_epilogue = epilogue;
+        return compute::plan_step(w, h100(), cfg);
+    };
+    const auto plain = plan({fc1, gelu, fc2}, false), fused = plan({fc1, gelu, fc2}, true);
+    const auto gemms = plan({fc1, fc2}, false), alone = plan({gelu}, false);
+    CHECK(fused.fwd.value == doctest::Approx(gemms.fwd.value));
+    CHECK(fused.bwd.value == doctest::Approx(gemms.bwd.value));
+    CHECK(plain.fwd.value == doctest::Approx(gemms.fwd.value + alone.fwd.value));
+    CHECK(plain.bwd.value == doctest::Approx(gemms.bwd.value + alone.bwd.value));
+    CHECK(fused.layers[0].kernels == gemms.layers[0].kernels);
+    CHECK(plain.layers[0].kernels == gemms.layers[0].kernels + alone.layers[0].kernels);
+    CHECK(fused.model_flops_per_sample.value == doctest::Approx(plain.model_flops_per_sample.value));
+    CHECK(fused.memory.activations.value == doctest::Approx(plain.memory.activations.value));
+    // After a norm, no epilogue takes it.
+    CHECK(plan({norm, gelu}, true).fwd.value == doctest::Approx(plan({norm, gelu}, false).fwd.value));
+}
